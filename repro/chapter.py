@@ -1,0 +1,120 @@
+"""What a chapter module declares, and the pieces its page is built from.
+
+A chapter module defines ``CHAPTER = Chapter(...)``: how to run the experiment
+at each scale, the published findings as checks over the run's summary, the
+original publication's numbers (typed by hand, with citation), and the tables,
+charts and inline numbers its page shows.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .lab import Lab, Server
+from .measure import Progress
+from .text import Number, Text
+
+SCALES = ("tiny", "default", "full")
+
+REPRODUCED, NOT_REPRODUCED, NOT_APPLICABLE = "reproduced", "not reproduced", "not applicable"
+
+
+@dataclass
+class Outcome:
+    """A finding evaluated on one result: whether it held, on which values, against what."""
+
+    holds: bool | None  # None: cannot be judged here (say why in `reason`)
+    measured: dict[str, Number]
+    condition: Text  # the thresholds, in words
+    reason: Text | None = None
+
+    @property
+    def status(self) -> str:
+        return NOT_APPLICABLE if self.holds is None else REPRODUCED if self.holds else NOT_REPRODUCED
+
+
+@dataclass
+class Finding:
+    """A published finding as a named check over a run's summary."""
+
+    id: str
+    claim: Text
+    check: Callable[[dict[str, Any]], Outcome]
+    expected: bool = True  # `make test` fails if an expected finding does not hold
+
+
+@dataclass
+class Table:
+    caption: Text
+    columns: list[Text]
+    rows: list[list[Text | Number | str | None]]
+
+
+@dataclass
+class Series:
+    label: Text
+    values: list[float | None]
+
+
+@dataclass
+class Chart:
+    """A grouped bar chart (or lines over numeric categories) drawn at build time."""
+
+    title: Text
+    categories: list[Text]
+    series: list[Series]
+    y_label: Text
+    x_label: Text | None = None
+    kind: str = "bar"  # "bar" or "line"
+
+
+@dataclass
+class RunContext:
+    """What a chapter's run gets: its scale parameters, a lab, progress, the target."""
+
+    scale: str
+    params: dict[str, Any]
+    lab: Lab
+    progress: Progress
+    dsn: str | None = None
+    servers: list[tuple[str, Server]] = field(default_factory=list)
+
+    def server(self, role: str, settings: dict[str, str]) -> Server:
+        """A server for `role` with command-line settings, or the external one (--dsn)."""
+        s: Server = self.lab.external(self.dsn) if self.dsn else self.lab.server(settings)
+        self.servers.append((role, s))
+        return s
+
+
+@dataclass
+class Chapter:
+    name: str
+    title: Text
+    source: Path  # the module file: its hash keys the cache
+    scales: dict[str, dict[str, Any]]
+    run: Callable[[RunContext], dict[str, Any]]  # returns {"raw": ..., "summary": ...}
+    findings: list[Finding]
+    steps: Callable[[dict[str, Any]], int]  # progress steps at given scale parameters
+    tables: dict[str, Callable[[dict[str, Any]], Table]] = field(default_factory=dict)
+    charts: dict[str, Callable[[dict[str, Any]], Chart]] = field(default_factory=dict)
+    numbers: Callable[[dict[str, Any]], dict[str, Number]] = lambda summary: {}
+    originals: list[dict[str, Any]] = field(default_factory=list)  # citations
+    supports_dsn: bool = False
+
+    def evaluate(self, summary: dict[str, Any]) -> list[dict[str, Any]]:
+        """The findings' outcomes as stored in the result and shown on the page."""
+        rows = []
+        for finding in self.findings:
+            outcome = finding.check(summary)
+            rows.append({
+                "id": finding.id,
+                "claim": finding.claim.as_dict(),
+                "expected": finding.expected,
+                "status": outcome.status,
+                "measured": {k: vars(v) for k, v in outcome.measured.items()},
+                "condition": outcome.condition.as_dict(),
+                "reason": outcome.reason.as_dict() if outcome.reason else None,
+            })
+        return rows

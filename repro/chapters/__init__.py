@@ -1,0 +1,1 @@
+"""One module per chapter; each defines CHAPTER (see repro.chapter)."""

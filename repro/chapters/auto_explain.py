@@ -1,0 +1,472 @@
+"""Chapter: what auto_explain costs.
+
+Two publications, re-run side by side:
+- 000: ぱと隊長日誌, PostgreSQL 14.1: a 1-row query and a 1e6-row count under
+  pgbench custom scripts, one client; auto_explain loaded, EXPLAIN, ANALYZE,
+  ANALYZE without timing, log output on/off, parallel query on/off.
+- 001: pgMustard, PostgreSQL 13.2: pgbench TPC-B, 4 clients; logging every
+  plan, a 10 ms threshold, analyze with and without timing, every option.
+Conditions that differ only in auto_explain's GUCs run as PGOPTIONS of the
+pgbench session on one server; "not loaded" needs a restart without
+shared_preload_libraries, so each round has two phases.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..chapter import Chapter, Chart, Finding, Outcome, RunContext, Series, Table
+from ..lab import Server
+from ..measure import Phase, median, paired_change, run_rounds, spread
+from ..pgtools import parse_test_timing
+from ..text import Number, Text
+
+# -- the original publications (typed by hand, cited on the page) ------------
+
+ORIGINALS = [
+    {"id": "patotaicho2021",
+     "title": "PostgreSQL の auto_explain のパフォーマンスへの影響",
+     "author": "ぱと隊長日誌 (blog)", "version": "PostgreSQL 14.1",
+     "environment": "Hyper-V VM, 4 vCPU (Core i5-6600), 8 GB, RHEL 8.5"},
+    {"id": "pgmustard2021",
+     "title": "auto_explain overhead, with and without timing (Chinese translation)",
+     "author": "Michael Christofides, pgMustard", "version": "PostgreSQL 13.2",
+     "environment": "macOS 10.15.7, Postgres.app 2.4.2, 2 cores, 4 GB, SSD"},
+]
+# 000's latency averages in ms: (1-row query, count with parallel query, count without).
+ORIGINAL_000 = {
+    "not_loaded": (0.110, None, None),
+    "loaded": (0.111, 22.521, 50.726),
+    "explain": (0.112, 22.532, 51.448),
+    "analyze": (0.112, 38.268, 96.212),
+    "analyze_no_timing": (0.111, 24.396, 56.766),
+    "explain_log": (0.146, None, None),
+    "analyze_log": (0.149, None, None),
+}
+# 001's TPC-B results: (latency average ms, tps).
+ORIGINAL_001 = {
+    "baseline": (1.585, 2523.488970),
+    "log_all": (1.994, 2005.887957),
+    "threshold": (1.597, 2504.334064),
+    "analyze_no_timing": (1.590, 2515.136821),
+    "analyze_timing": (1.620, 2469.831173),
+    "everything": (1.613, 2479.823888),
+}
+ORIGINAL_TIMING = {"per_loop_ns": 90.61, "histogram": [
+    [1, 90.95840, 30113986], [2, 9.03888, 2992542], [4, 0.00080, 264], [8, 0.00010, 33],
+    [16, 0.00168, 555], [32, 0.00013, 42], [64, 0.00002, 5], [128, 0.00000, 1]]}
+
+# -- the experiment -------------------------------------------------------------
+
+SETTINGS_000 = {  # 000's postgresql.conf, verbatim
+    "logging_collector": "on", "autovacuum": "off", "shared_buffers": "2GB",
+    "effective_cache_size": "6GB", "maintenance_work_mem": "512MB", "wal_buffers": "16MB",
+    "random_page_cost": "1.1", "effective_io_concurrency": "200", "work_mem": "5242kB",
+    "min_wal_size": "1GB", "max_wal_size": "4GB", "max_worker_processes": "4",
+    "max_parallel_workers_per_gather": "2", "max_parallel_workers": "4",
+    "max_parallel_maintenance_workers": "2",
+}
+SETTINGS_001 = {  # 001's changes; logs go to files as in 000, not through Docker's log driver
+    "shared_buffers": "1GB", "effective_cache_size": "3GB", "maintenance_work_mem": "256MB",
+    "logging_collector": "on",
+}
+PRELOAD = {"shared_preload_libraries": "auto_explain"}
+SCRIPTS = {"limit.sql": "SELECT c1 FROM tab1 LIMIT 1;\n", "count.sql": "SELECT COUNT(c1) FROM tab1;\n"}
+
+NO_OUTPUT = {"auto_explain.log_min_duration": "10000"}  # 10 s: no query here is that slow
+ANALYZE = {"auto_explain.log_analyze": "on"}
+CONDITIONS_000 = {  # PGOPTIONS of each condition on the server that preloads auto_explain
+    "loaded": {},
+    "explain": NO_OUTPUT,
+    "analyze": {**NO_OUTPUT, **ANALYZE},
+    "analyze_no_timing": {**NO_OUTPUT, **ANALYZE, "auto_explain.log_timing": "off"},
+    "explain_log": {"auto_explain.log_min_duration": "0"},
+    "analyze_log": {"auto_explain.log_min_duration": "0", **ANALYZE},
+}
+COUNT_CONDITIONS = ("loaded", "explain", "analyze", "analyze_no_timing")
+SERIAL = {"max_parallel_workers_per_gather": "0"}
+THRESHOLD_10MS = {"auto_explain.sample_rate": "1", "auto_explain.log_min_duration": "10"}
+CONDITIONS_001 = {
+    "log_all": {"auto_explain.sample_rate": "1", "auto_explain.log_min_duration": "0"},
+    "threshold": THRESHOLD_10MS,
+    "analyze_no_timing": {**THRESHOLD_10MS, **ANALYZE, "auto_explain.log_timing": "off"},
+    "analyze_timing": {**THRESHOLD_10MS, **ANALYZE, "auto_explain.log_timing": "on"},
+    "everything": {**THRESHOLD_10MS, **ANALYZE, "auto_explain.log_timing": "on",
+                   "auto_explain.log_buffers": "on", "auto_explain.log_verbose": "on",
+                   "auto_explain.log_triggers": "on", "auto_explain.log_settings": "on",
+                   "auto_explain.log_nested_statements": "on", "auto_explain.log_format": "json"},
+}
+
+SCALES = {
+    # rows: tab1's size; *_tx: transactions per pgbench run; rounds: repetitions of every condition
+    "tiny": {"rows": 1_000_000, "rounds": 3, "limit_tx": 2000, "count_tx": 8,
+             "tpcb_scale": 2, "tpcb_clients": 4, "tpcb_seconds": 2, "tpcb_rounds": 3, "timing_s": 1},
+    "default": {"rows": 1_000_000, "rounds": 5, "limit_tx": 4000, "count_tx": 15,
+                "tpcb_scale": 10, "tpcb_clients": 4, "tpcb_seconds": 3, "tpcb_rounds": 3,
+                "timing_s": 1},
+    "full": {"rows": 1_000_000, "rounds": 1, "limit_tx": 5_000_000, "count_tx": 50_000,
+             "tpcb_scale": 10, "tpcb_clients": 4, "tpcb_seconds": 1800, "tpcb_rounds": 1,
+             "timing_s": 3},
+}
+
+
+def _bench(server: Server, script: str, tx: int, options: dict[str, str]) -> dict[str, float]:
+    r = server.pgbench(["-n", "-c", "1", "-j", "1", "-t", str(tx), "-f", f"/tmp/{script}"],
+                       SCRIPTS, options)
+    return {"latency_ms": r.latency_avg_ms, "tps": r.tps}
+
+
+def _run_000(ctx: RunContext) -> dict[str, list[dict]]:
+    p = ctx.params
+    server = ctx.server("000: custom scripts", SETTINGS_000)
+    server.sql("CREATE TABLE tab1(c1 INTEGER)")
+    server.sql("INSERT INTO tab1 SELECT generate_series(1, %s)", (p["rows"],))
+    server.sql("VACUUM ANALYZE tab1")
+
+    def enter(settings: dict[str, str]) -> Any:
+        def switch() -> None:
+            server.restart(settings)
+            for script, tx in (("limit.sql", max(p["limit_tx"] // 4, 100)), ("count.sql", 3)):
+                _bench(server, script, tx, {})  # warm-up: caches, plan cache, workers
+        return switch
+
+    def bench(script: str, tx: int, options: dict[str, str]) -> Any:
+        return lambda: _bench(server, script, tx, options)
+
+    limit, count = ("limit.sql", p["limit_tx"]), ("count.sql", p["count_tx"])
+    loaded = {f"limit/{c}": bench(*limit, o) for c, o in CONDITIONS_000.items()}
+    loaded |= {f"count_parallel/{c}": bench(*count, CONDITIONS_000[c]) for c in COUNT_CONDITIONS}
+    loaded |= {f"count_serial/{c}": bench(*count, {**CONDITIONS_000[c], **SERIAL})
+               for c in COUNT_CONDITIONS}
+    phases = [Phase("auto_explain not loaded", enter({}), {"limit/not_loaded": bench(*limit, {})}),
+              Phase("auto_explain preloaded", enter(PRELOAD), loaded)]
+    return run_rounds(p["rounds"], phases, ctx.progress)
+
+
+def _run_001(ctx: RunContext) -> dict[str, list[dict]]:
+    p = ctx.params
+    server = ctx.server("001: TPC-B", SETTINGS_001)
+    ctx.progress.step(f"pgbench -i -s {p['tpcb_scale']}")
+    server.pgbench_init(p["tpcb_scale"])
+
+    def tpcb(options: dict[str, str]) -> Any:
+        def one() -> dict[str, float]:
+            r = server.pgbench(["-c", str(p["tpcb_clients"]), "-T", str(p["tpcb_seconds"])],
+                               options=options)
+            return {"latency_ms": r.latency_avg_ms, "tps": r.tps}
+        return one
+
+    def enter(settings: dict[str, str]) -> Any:
+        def switch() -> None:
+            server.restart(settings)
+            server.pgbench(["-c", str(p["tpcb_clients"]), "-T", "1"])  # warm-up
+        return switch
+
+    phases = [Phase("TPC-B, auto_explain not loaded", enter({}), {"tpcb/baseline": tpcb({})}),
+              Phase("TPC-B, auto_explain preloaded", enter(PRELOAD),
+                    {f"tpcb/{c}": tpcb(o) for c, o in CONDITIONS_001.items()})]
+    return run_rounds(p["tpcb_rounds"], phases, ctx.progress)
+
+
+def run(ctx: RunContext) -> dict[str, Any]:
+    measured = _run_000(ctx)
+    measured |= _run_001(ctx)
+    ctx.progress.step("pg_test_timing")
+    server = ctx.servers[-1][1]
+    timing = parse_test_timing(server.run(["pg_test_timing", "-d", str(ctx.params["timing_s"])]))
+    return {"raw": {"pgbench": measured, "pg_test_timing": timing},
+            "summary": summarize(measured, timing)}
+
+
+def steps(p: dict[str, Any]) -> int:
+    per_round_000 = len(CONDITIONS_000) + 1 + 2 * len(COUNT_CONDITIONS)
+    return p["rounds"] * per_round_000 + p["tpcb_rounds"] * (len(CONDITIONS_001) + 1) + 2
+
+
+# -- summary: medians and paired changes against the right baseline -------------
+
+BASELINES = {  # condition -> the condition its change is measured against (as in the originals)
+    "limit/loaded": "limit/not_loaded",
+    "limit/explain": "limit/loaded", "limit/analyze": "limit/loaded",
+    "limit/analyze_no_timing": "limit/loaded",
+    "limit/explain_log": "limit/explain", "limit/analyze_log": "limit/analyze",
+    **{f"{q}/{c}": f"{q}/loaded" for q in ("count_parallel", "count_serial")
+       for c in COUNT_CONDITIONS[1:]},
+    **{f"tpcb/{c}": "tpcb/baseline" for c in CONDITIONS_001},
+}
+
+
+def summarize(measured: dict[str, list[dict]], timing: dict) -> dict[str, Any]:
+    latency = {c: [m["latency_ms"] for m in ms] for c, ms in measured.items()}
+    conditions = {}
+    for c, values in latency.items():
+        entry = {"latency_ms": median(values), "spread_pct": spread(values), "n": len(values),
+                 "tps": median([m["tps"] for m in measured[c]])}
+        if c in BASELINES:
+            entry["change_pct"] = paired_change(values, latency[BASELINES[c]])
+            entry["baseline"] = BASELINES[c]
+        conditions[c] = entry
+    under_1us = sum(share for bound, share, _ in timing["histogram"] if bound <= 1)
+    return {"conditions": conditions,
+            "timing": {**timing, "under_1us_pct": under_1us}}
+
+
+def original_change(condition: str) -> float | None:
+    """The original's change for a condition, computed from its published latencies."""
+    query, name = condition.split("/")
+    base_query, base_name = BASELINES[condition].split("/")
+    if query == "tpcb":
+        return (ORIGINAL_001[name][0] / ORIGINAL_001[base_name][0] - 1) * 100
+    column = {"limit": 0, "count_parallel": 1, "count_serial": 2}[query]
+    value, base = ORIGINAL_000[name][column], ORIGINAL_000[base_name][column]
+    return None if value is None or base is None else (value / base - 1) * 100
+
+
+# -- findings ----------------------------------------------------------------------
+
+NEGLIGIBLE_PCT = 5.0  # |change| below this counts as "next to nothing"
+LARGE_PCT = 30.0  # an analyze overhead above this counts as "large"
+LOGGING_PCT = 10.0  # logging every plan must cost more than this to count as "clearly"
+FEW_PCT = 10.0  # "a few percent"
+
+
+def _pct(value: float) -> Number:
+    return Number(value, "%", 1, signed=True)
+
+
+def _change(s: dict, condition: str) -> float:
+    return s["conditions"][condition]["change_pct"]
+
+
+def f1(s: dict) -> Outcome:
+    v = _change(s, "limit/loaded")
+    return Outcome(abs(v) < NEGLIGIBLE_PCT, {"limit: loaded vs not loaded": _pct(v)},
+                   Text(f"|変化| < {NEGLIGIBLE_PCT:g} %", f"|change| < {NEGLIGIBLE_PCT:g} %"))
+
+
+def f2(s: dict) -> Outcome:
+    values = {q: _change(s, f"{q}/explain") for q in ("limit", "count_parallel", "count_serial")}
+    return Outcome(all(abs(v) < NEGLIGIBLE_PCT for v in values.values()),
+                   {f"{q}: EXPLAIN": _pct(v) for q, v in values.items()},
+                   Text(f"3 つとも |変化| < {NEGLIGIBLE_PCT:g} %",
+                        f"all three |change| < {NEGLIGIBLE_PCT:g} %"))
+
+
+def f3(s: dict) -> Outcome:
+    limit = _change(s, "limit/analyze")
+    counts = {q: _change(s, f"{q}/analyze") for q in ("count_parallel", "count_serial")}
+    holds = abs(limit) < NEGLIGIBLE_PCT and all(v > LARGE_PCT for v in counts.values())
+    return Outcome(holds, {"limit: ANALYZE": _pct(limit),
+                           **{f"{q}: ANALYZE": _pct(v) for q, v in counts.items()}},
+                   Text(f"1 行: |変化| < {NEGLIGIBLE_PCT:g} %、count: 2 つとも > +{LARGE_PCT:g} %",
+                        f"1 row: |change| < {NEGLIGIBLE_PCT:g} %; count: both > +{LARGE_PCT:g} %"))
+
+
+def f4(s: dict) -> Outcome:
+    par, ser = _change(s, "count_parallel/analyze"), _change(s, "count_serial/analyze")
+    return Outcome(ser > par, {"count_parallel: ANALYZE": _pct(par),
+                               "count_serial: ANALYZE": _pct(ser)},
+                   Text("並列なしの増分 > 並列ありの増分", "serial overhead > parallel overhead"))
+
+
+def f5(s: dict) -> Outcome:
+    measured, holds = {}, True
+    for q in ("count_parallel", "count_serial"):
+        with_timing, without = _change(s, f"{q}/analyze"), _change(s, f"{q}/analyze_no_timing")
+        measured[f"{q}: ANALYZE"] = _pct(with_timing)
+        measured[f"{q}: ANALYZE, timing off"] = _pct(without)
+        holds &= without < with_timing / 2
+    return Outcome(holds, measured, Text("timing off の増分 < timing on の増分の半分 (count 2 つとも)",
+                                         "timing-off overhead < half the timing-on overhead "
+                                         "(both counts)"))
+
+
+def f6(s: dict) -> Outcome:
+    limit_log = _change(s, "limit/explain_log")
+    log_all, threshold = _change(s, "tpcb/log_all"), _change(s, "tpcb/threshold")
+    holds = limit_log > LOGGING_PCT and log_all > LOGGING_PCT and abs(threshold) < NEGLIGIBLE_PCT
+    return Outcome(holds, {"limit: plan logged vs not": _pct(limit_log),
+                           "TPC-B: every plan logged": _pct(log_all),
+                           "TPC-B: 10 ms threshold": _pct(threshold)},
+                   Text(f"全件ログ: 2 つとも > +{LOGGING_PCT:g} %、閾値 10 ms: |変化| < {NEGLIGIBLE_PCT:g} %",
+                        f"logging all: both > +{LOGGING_PCT:g} %; 10 ms threshold: "
+                        f"|change| < {NEGLIGIBLE_PCT:g} %"))
+
+
+def f7(s: dict) -> Outcome:
+    timing = _change(s, "tpcb/analyze_timing")
+    everything = _change(s, "tpcb/everything")
+    holds = timing < FEW_PCT and abs(everything - timing) < NEGLIGIBLE_PCT
+    return Outcome(holds, {"TPC-B: analyze + timing": _pct(timing),
+                           "TPC-B: every option": _pct(everything)},
+                   Text(f"timing: < +{FEW_PCT:g} %、全オプションとの差: < {NEGLIGIBLE_PCT:g} ポイント",
+                        f"timing: < +{FEW_PCT:g} %; every option within {NEGLIGIBLE_PCT:g} points "
+                        f"of it"))
+
+
+FINDINGS = [
+    Finding("F1", Text("auto_explain を読み込むだけ (ログ出力なし) のコストはほぼゼロ",
+                       "Loading auto_explain without logging costs next to nothing"), f1),
+    Finding("F2", Text("ANALYZE なしの EXPLAIN のコストは両クエリでほぼゼロ",
+                       "EXPLAIN without ANALYZE costs next to nothing on both queries"), f2),
+    Finding("F3", Text("log_analyze のコストは処理行数とともに増える: 1 行のクエリでは無視でき、"
+                       "100 万行の count では何もログしなくても大きい",
+                       "log_analyze costs grow with the rows processed: negligible on the 1-row "
+                       "query, large on the 1e6-row count even though nothing is logged"), f3),
+    Finding("F4", Text("パラレルクエリなしの方が ANALYZE のオーバーヘッドが大きい",
+                       "Without parallel query the analyze overhead is larger than with it"), f4),
+    Finding("F5", Text("log_timing = off で ANALYZE のオーバーヘッドの大半が消える",
+                       "log_timing = off removes most of the analyze overhead"), f5),
+    Finding("F6", Text("全文の計画をログすると短い文では明確なコストがかかり、10 ms の閾値ならほぼかからない",
+                       "Logging a plan for every statement costs clearly on short statements, "
+                       "while a 10 ms threshold costs almost nothing"), f6),
+    Finding("F7", Text("閾値つきなら timing ありの analyze も TPC-B で数 % のコスト、"
+                       "buffers・verbose・JSON などは測れるほどのコストを足さない",
+                       "With a threshold, analyze with timing costs only a few percent on TPC-B; "
+                       "buffers, verbose, JSON and the rest add no measurable cost"), f7),
+]
+
+# -- what the page shows ------------------------------------------------------------
+
+LABELS = {
+    "not_loaded": Text("auto_explain を読み込まない", "auto_explain not loaded"),
+    "loaded": Text("読み込むが無効 (log_min_duration = -1)", "loaded, disabled (log_min_duration = -1)"),
+    "explain": Text("EXPLAIN、出力なし", "EXPLAIN, no output"),
+    "analyze": Text("EXPLAIN ANALYZE、出力なし", "EXPLAIN ANALYZE, no output"),
+    "analyze_no_timing": Text("EXPLAIN ANALYZE、出力なし、log_timing = off",
+                              "EXPLAIN ANALYZE, no output, log_timing = off"),
+    "explain_log": Text("EXPLAIN、出力あり", "EXPLAIN, output on"),
+    "analyze_log": Text("EXPLAIN ANALYZE、出力あり", "EXPLAIN ANALYZE, output on"),
+    "baseline": Text("ベースライン (読み込まない)", "baseline (not loaded)"),
+    "log_all": Text("全計画をログ (log_min_duration = 0)", "every plan logged (log_min_duration = 0)"),
+    "threshold": Text("閾値 10 ms", "10 ms threshold"),
+    "tpcb/analyze_no_timing": Text("+ log_analyze、timing off", "+ log_analyze, timing off"),
+    "tpcb/analyze_timing": Text("+ log_timing on", "+ log_timing on"),
+    "everything": Text("+ buffers, verbose, triggers, settings, nested, JSON",
+                       "+ buffers, verbose, triggers, settings, nested, JSON"),
+}
+COL = {
+    "condition": Text("条件", "Condition"),
+    "vs": Text("比較の基準", "Compared with"),
+    "orig_ms": Text("原典 [ms]", "Original [ms]"),
+    "orig_pct": Text("原典 増分", "Original change"),
+    "ours_ms": Text("本ビルド [ms]", "This build [ms]"),
+    "ours_pct": Text("本ビルド 増分", "This build change"),
+    "spread": Text("本ビルド ばらつき", "This build spread"),
+    "ours_tps": Text("本ビルド tps", "This build tps"),
+    "orig_tps": Text("原典 tps", "Original tps"),
+}
+
+
+def _label(condition: str) -> Text:
+    return LABELS.get(condition) or LABELS[condition.split("/")[1]]
+
+
+def _latency_table(caption: Text, query: str, column: int, conditions: list[str]):
+    def build(s: dict) -> Table:
+        rows = []
+        for c in conditions:
+            key, ours = f"{query}/{c}", s["conditions"][f"{query}/{c}"]
+            base = BASELINES.get(key)
+            rows.append([_label(key), Number(ORIGINAL_000[c][column], "ms", 3),
+                         _pct(original_change(key)) if base else None,
+                         Number(ours["latency_ms"], "ms", 3),
+                         _pct(ours["change_pct"]) if base else None,
+                         _label(base) if base else None, Number(ours["spread_pct"], "%", 1)])
+        return Table(caption, [COL["condition"], COL["orig_ms"], COL["orig_pct"], COL["ours_ms"],
+                               COL["ours_pct"], COL["vs"], COL["spread"]], rows)
+    return build
+
+
+def tpcb_table(s: dict) -> Table:
+    rows = []
+    for c in ("baseline", *CONDITIONS_001):
+        key, ours = f"tpcb/{c}", s["conditions"][f"tpcb/{c}"]
+        base = key in BASELINES
+        rows.append([_label(key), Number(ORIGINAL_001[c][0], "ms", 3),
+                     _pct(original_change(key)) if base else None,
+                     Number(ORIGINAL_001[c][1], "", 0), Number(ours["latency_ms"], "ms", 3),
+                     _pct(ours["change_pct"]) if base else None, Number(ours["tps"], "", 0),
+                     Number(ours["spread_pct"], "%", 1)])
+    return Table(Text("TPC-B (4 クライアント) の平均レイテンシ", "TPC-B (4 clients) latency average"),
+                 [COL["condition"], COL["orig_ms"], COL["orig_pct"], COL["orig_tps"], COL["ours_ms"],
+                  COL["ours_pct"], COL["ours_tps"], COL["spread"]], rows)
+
+
+def timing_table(s: dict) -> Table:
+    ours = {b: share for b, share, _ in s["timing"]["histogram"]}
+    rows = [[f"< {bound}", Number(share, "%", 5), Number(ours.get(bound), "%", 5)]
+            for bound, share, _ in ORIGINAL_TIMING["histogram"]]
+    return Table(Text("pg_test_timing のヒストグラム", "pg_test_timing histogram"),
+                 [Text("計測時間 [µs]", "Duration [µs]"), Text("原典", "Original"),
+                  Text("本ビルド", "This build")], rows)
+
+
+SERIES = {
+    "orig": Text("原典", "original"), "ours": Text("本ビルド", "this build"),
+}
+
+
+def overhead_chart_000(s: dict) -> Chart:
+    conditions = ("explain", "analyze", "analyze_no_timing")
+    series = []
+    for query, name in (("count_parallel", Text("count 並列あり", "count, parallel")),
+                        ("count_serial", Text("count 並列なし", "count, serial")),
+                        ("limit", Text("1 行", "1 row"))):
+        for who in ("orig", "ours"):
+            values = [original_change(f"{query}/{c}") if who == "orig"
+                      else s["conditions"][f"{query}/{c}"]["change_pct"] for c in conditions]
+            series.append(Series(Text(f"{name.ja} ({SERIES[who].ja})",
+                                      f"{name.en} ({SERIES[who].en})"), values))
+    return Chart(Text("auto_explain 読み込み済み・無効に対するレイテンシ増分",
+                      "Latency change against auto_explain loaded but disabled"),
+                 [LABELS[c] for c in conditions], series, Text("増分 [%]", "change [%]"))
+
+
+def overhead_chart_001(s: dict) -> Chart:
+    conditions = [f"tpcb/{c}" for c in CONDITIONS_001]
+    return Chart(Text("TPC-B: ベースラインに対するレイテンシ増分",
+                      "TPC-B: latency change against the baseline"),
+                 [_label(c) for c in conditions],
+                 [Series(SERIES["orig"], [original_change(c) for c in conditions]),
+                  Series(SERIES["ours"], [s["conditions"][c]["change_pct"] for c in conditions])],
+                 Text("増分 [%]", "change [%]"))
+
+
+def numbers(s: dict) -> dict[str, Number]:
+    c = s["conditions"]
+    return {
+        "timing.per_loop": Number(s["timing"]["per_loop_ns"], "ns", 2),
+        "timing.under_1us": Number(s["timing"]["under_1us_pct"], "%", 2),
+        "timing.original_per_loop": Number(ORIGINAL_TIMING["per_loop_ns"], "ns", 2),
+        "count_serial.analyze": _pct(c["count_serial/analyze"]["change_pct"]),
+        "count_parallel.analyze": _pct(c["count_parallel/analyze"]["change_pct"]),
+        "tpcb.baseline_tps": Number(c["tpcb/baseline"]["tps"], "", 0),
+    }
+
+
+CHAPTER = Chapter(
+    name="auto_explain",
+    title=Text("auto_explain のオーバーヘッド", "The overhead of auto_explain"),
+    source=Path(__file__),
+    scales=SCALES,
+    run=run,
+    findings=FINDINGS,
+    steps=steps,
+    tables={
+        "limit": _latency_table(Text("1 行のクエリ (limit.pgbench) の平均レイテンシ",
+                                     "1-row query (limit.pgbench) latency average"),
+                                "limit", 0, list(ORIGINAL_000)),
+        "count_parallel": _latency_table(Text("100 万行の count、パラレルクエリあり",
+                                              "1e6-row count, parallel query on"),
+                                         "count_parallel", 1, list(COUNT_CONDITIONS)),
+        "count_serial": _latency_table(Text("100 万行の count、パラレルクエリなし",
+                                            "1e6-row count, parallel query off"),
+                                       "count_serial", 2, list(COUNT_CONDITIONS)),
+        "tpcb": tpcb_table,
+        "timing": timing_table,
+    },
+    charts={"overhead_000": overhead_chart_000, "overhead_001": overhead_chart_001},
+    numbers=numbers,
+    originals=ORIGINALS,
+)

@@ -1,0 +1,304 @@
+"""PostgreSQL servers for experiments: containers (testcontainers) or an existing DSN.
+
+A `Lab` owns every container and network it starts and removes them when it
+exits, also on an exception, Ctrl-C or SIGTERM/SIGHUP, so a run leaves nothing
+behind.
+"""
+from __future__ import annotations
+
+import io
+import os
+import shlex
+import signal
+import tarfile
+import time
+import uuid
+from types import FrameType, TracebackType
+from typing import Any
+
+os.environ.setdefault("TESTCONTAINERS_RYUK_DISABLED", "true")  # no reaper image offline
+if "DOCKER_HOST" not in os.environ or os.environ["DOCKER_HOST"].startswith("unix:"):
+    os.environ.setdefault("TESTCONTAINERS_HOST_OVERRIDE", "127.0.0.1")
+os.environ.setdefault("TC_POOLING_INTERVAL", "0.1")  # readiness poll; the default is 1 s
+
+import psycopg  # noqa: E402
+from testcontainers.core.network import Network  # noqa: E402
+from testcontainers.postgres import PostgresContainer  # noqa: E402
+
+from . import engine  # noqa: E402
+from .errors import ReproError  # noqa: E402
+from .pgbench import PgbenchResult, parse  # noqa: E402
+
+RUN_LABEL = "io.repro.run"
+USER, PASSWORD, DB = "postgres", "repro", "bench"
+SOCKET_DIR = "/var/run/postgresql"
+
+
+class Server:
+    """What experiments need of a server, wherever it runs."""
+
+    major: int
+    image: engine.Image | None
+
+    def conninfo(self) -> str:
+        raise NotImplementedError
+
+    def _client_exec(self, cmd: list[str], env: dict[str, str]) -> tuple[int, str]:
+        """Run a client program (pgbench, psql, pg_test_timing) next to the server."""
+        raise NotImplementedError
+
+    def _client_target(self) -> list[str]:
+        """The connection arguments for pgbench/psql run by `_client_exec`."""
+        raise NotImplementedError
+
+    def sql(self, query: str, params: tuple | dict | None = None) -> list[tuple]:
+        """Run one statement in autocommit mode; return its rows (empty if none)."""
+        with psycopg.connect(self.conninfo(), autocommit=True, connect_timeout=10) as conn:
+            cur = conn.execute(query, params)
+            return cur.fetchall() if cur.description else []
+
+    def run(self, cmd: list[str], env: dict[str, str] | None = None) -> str:
+        """Run a client-side program; raise with its output if it fails."""
+        code, out = self._client_exec(cmd, env or {})
+        if code != 0:
+            tail = "\n".join(out.strip().splitlines()[-5:])
+            raise ReproError(f"`{shlex.join(cmd)}` failed (exit {code}):\n{tail}")
+        return out
+
+    def put_file(self, path: str, text: str) -> None:
+        """Write a text file where the client programs run (pgbench scripts)."""
+        raise NotImplementedError
+
+    def pgbench(self, args: list[str], scripts: dict[str, str] | None = None,
+                options: dict[str, str] | None = None) -> PgbenchResult:
+        """Run pgbench with custom scripts ({file name: text}) and per-session GUCs."""
+        for name, text in (scripts or {}).items():
+            self.put_file(f"/tmp/{name}", text)
+        env = {"PGOPTIONS": " ".join(f"-c {k}={v}" for k, v in (options or {}).items())}
+        out = self.run(["pgbench", *args, *self._client_target()], env)
+        return parse(out)
+
+    def pgbench_init(self, scale: int, *extra: str) -> None:
+        """Create pgbench's tables at a scale factor (pgbench -i)."""
+        self.run(["pgbench", "-i", "-q", "-s", str(scale), *extra, *self._client_target()])
+
+    def setting_rows(self) -> dict[str, str]:
+        """Settings not at their default, for provenance."""
+        rows = self.sql("SELECT name, setting FROM pg_settings "
+                        "WHERE source NOT IN ('default', 'override', 'client') ORDER BY name")
+        return dict(rows)
+
+
+class ContainerServer(Server):
+    """A server in a container of the lab; settings can change with a restart."""
+
+    def __init__(self, container: PostgresContainer, image: engine.Image, major: int,
+                 alias: str | None) -> None:
+        self.container = container
+        self.image = image
+        self.major = major
+        self.alias = alias
+
+    @property
+    def docker(self) -> Any:
+        return self.container.get_wrapped_container()
+
+    def conninfo(self) -> str:
+        host = self.container.get_container_host_ip()
+        port = self.container.get_exposed_port(5432)
+        return f"host={host} port={port} user={USER} password={PASSWORD} dbname={DB}"
+
+    def _client_exec(self, cmd: list[str], env: dict[str, str]) -> tuple[int, str]:
+        result = self.docker.exec_run(cmd, user="postgres", environment=env)
+        return result.exit_code, result.output.decode(errors="replace")
+
+    def _client_target(self) -> list[str]:
+        return ["-h", SOCKET_DIR, "-U", USER, DB]
+
+    def put_file(self, path: str, text: str) -> None:
+        data = text.encode()
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode="w") as tar:
+            info = tarfile.TarInfo(os.path.basename(path))
+            info.size, info.mode, info.uid, info.gid = len(data), 0o644, 999, 999
+            tar.addfile(info, io.BytesIO(data))
+        self.docker.put_archive(os.path.dirname(path), buf.getvalue())
+
+    def restart(self, settings: dict[str, str]) -> None:
+        """Restart with `settings` as the ALTER SYSTEM layer (replacing the previous one).
+
+        Settings given when the server was started are on its command line and
+        cannot be overridden here; pass only the ones that vary.
+        """
+        statements = ["ALTER SYSTEM RESET ALL"]
+        statements += [f"ALTER SYSTEM SET {k} = '{v}'" for k, v in settings.items()]
+        with psycopg.connect(self.conninfo(), autocommit=True) as conn:
+            for statement in statements:
+                conn.execute(statement)
+        self.docker.kill(signal="SIGINT")  # fast shutdown, as the official image's STOPSIGNAL
+        self.docker.wait(timeout=60)
+        self.docker.start()
+        self.wait_ready()
+
+    def wait_ready(self, timeout_s: float = 60) -> None:
+        """Poll until the server accepts connections (the host port may change on restart)."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                self.docker.reload()
+                with psycopg.connect(self.conninfo(), connect_timeout=2):
+                    return
+            except (psycopg.OperationalError, TypeError, KeyError, ConnectionError):
+                if time.monotonic() > deadline:
+                    raise ReproError(f"server {self.alias or self.docker.short_id} did not come "
+                                     f"back within {timeout_s:.0f} s:\n"
+                                     + self.docker.logs(tail=5).decode(errors="replace"))
+                time.sleep(0.05)
+
+
+class ExternalServer(Server):
+    """An existing server given by DSN; client programs run in a helper container.
+
+    It cannot be restarted: chapters that need restarts mark those parts as not
+    applicable on an external target.
+    """
+
+    def __init__(self, dsn: str, client: Any, image: engine.Image) -> None:
+        self.dsn = dsn
+        self.client = client
+        self.image = image
+        try:
+            version = self.sql("SHOW server_version_num")[0][0]
+        except psycopg.Error as exc:
+            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise ReproError(f"cannot connect to the DSN: {reason}") from exc
+        self.major = int(version) // 10000
+
+    def conninfo(self) -> str:
+        return self.dsn
+
+    def _client_exec(self, cmd: list[str], env: dict[str, str]) -> tuple[int, str]:
+        result = self.client.exec_run(cmd, environment=env)
+        return result.exit_code, result.output.decode(errors="replace")
+
+    def _client_target(self) -> list[str]:
+        return [self.dsn]
+
+    def put_file(self, path: str, text: str) -> None:
+        ContainerServer.put_file(self, path, text)  # type: ignore[arg-type]
+
+    @property
+    def docker(self) -> Any:
+        return self.client
+
+    def restart(self, settings: dict[str, str]) -> None:
+        raise ReproError("an external server (--dsn) cannot be restarted by the harness")
+
+
+class Lab:
+    """Starts servers and networks for one run and removes all of them on exit."""
+
+    def __init__(self, major: int = engine.DEFAULT_MAJOR) -> None:
+        self.major = major
+        self.run_id = uuid.uuid4().hex[:12]
+        self.image: engine.Image | None = None
+        self._containers: list[Any] = []
+        self._networks: list[Network] = []
+        self._previous_handlers: dict[int, Any] = {}
+
+    # -- life cycle ---------------------------------------------------------
+    def __enter__(self) -> Lab:
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            self._previous_handlers[sig] = signal.signal(sig, _interrupt)
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        # Ignore further interrupts while cleaning up, so a second Ctrl-C cannot strand a container.
+        previous_int = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            self.close()
+        finally:
+            signal.signal(signal.SIGINT, previous_int)
+            for sig, handler in self._previous_handlers.items():
+                signal.signal(sig, handler)
+
+    def close(self) -> None:
+        """Remove every container and network this lab created, by id."""
+        for container in reversed(self._containers):
+            try:
+                container.remove(force=True, v=True)
+            except Exception:  # already gone is fine; anything else is reported by count()
+                pass
+        self._containers.clear()
+        for network in reversed(self._networks):
+            try:
+                network.remove()
+            except Exception:
+                pass
+        self._networks.clear()
+
+    # -- resources ------------------------------------------------------------
+    def _image(self) -> engine.Image:
+        if self.image is None:
+            self.image = engine.resolve_image(self.major)
+        return self.image
+
+    def network(self) -> Network:
+        """A private Docker network for multi-node topologies."""
+        engine.client()
+        net = Network(docker_network_kw={"labels": {RUN_LABEL: self.run_id}})
+        net.create()
+        self._networks.append(net)
+        return net
+
+    def server(self, settings: dict[str, str] | None = None, network: Network | None = None,
+               alias: str | None = None, shm_size: str = "256m") -> ContainerServer:
+        """Start a server whose command line carries `settings` (postgres -c k=v)."""
+        image = self._image()
+        command = ["postgres"]
+        for key, value in (settings or {}).items():
+            command += ["-c", f"{key}={value}"]
+        container = (PostgresContainer(image.name, username=USER, password=PASSWORD, dbname=DB,
+                                       driver=None)
+                     .with_command(command)
+                     .with_kwargs(labels={RUN_LABEL: self.run_id}, shm_size=shm_size))
+        if network is not None:
+            container.with_network(network)
+            if alias:
+                container.with_network_aliases(alias)
+        try:
+            container.start()
+        except BaseException as exc:
+            wrapped = container._container  # created but not ready: still ours to remove
+            if wrapped is not None:
+                self._containers.append(wrapped)
+            if isinstance(exc, Exception) and not isinstance(exc, ReproError):
+                raise ReproError(f"PostgreSQL {self.major} ({image.name}) did not start: "
+                                 f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+                                 ) from exc
+            raise
+        self._containers.append(container.get_wrapped_container())
+        return ContainerServer(container, image, self.major, alias)
+
+    def external(self, dsn: str) -> ExternalServer:
+        """An existing server; pgbench and friends run in a helper container on the host network."""
+        image = self._image()
+        helper = engine.client().containers.run(
+            image.name, ["sleep", "infinity"], detach=True, network_mode="host",
+            labels={RUN_LABEL: self.run_id}, entrypoint=[])
+        self._containers.append(helper)
+        return ExternalServer(dsn, helper, image)
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    """Turn SIGTERM/SIGHUP into KeyboardInterrupt so `with Lab()` cleans up."""
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def leftovers() -> list[str]:
+    """Ids of containers and networks any repro run left behind (for tests and `clean`)."""
+    c = engine.client()
+    found = [x.id for x in c.containers.list(all=True, filters={"label": RUN_LABEL})]
+    found += [n.id for n in c.networks.list(filters={"label": RUN_LABEL})]
+    return found

@@ -1,0 +1,84 @@
+"""Measuring rules from design.md: interleaved conditions, repetitions, medians, ratios."""
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+def rotated(items: Sequence[T], round_no: int) -> list[T]:
+    """The order in one round: rotated by one each round, so over len(items) rounds
+    every condition runs once in every position (drift and warm-up even out)."""
+    k = round_no % len(items) if items else 0
+    return list(items[k:]) + list(items[:k])
+
+
+def median(values: Sequence[float]) -> float:
+    return float(statistics.median(values))
+
+
+def paired_change(values: Sequence[float], baseline: Sequence[float]) -> float:
+    """Median over rounds of (value / baseline - 1), in %: each round is its own control."""
+    return median([(v / b - 1) * 100 for v, b in zip(values, baseline, strict=True)])
+
+
+def spread(values: Sequence[float]) -> float:
+    """(max - min) / median in %: how much repetitions of one condition disagree."""
+    return (max(values) - min(values)) / median(values) * 100
+
+
+class Progress:
+    """Prints which step runs, elapsed time and an estimate of what is left."""
+
+    def __init__(self, chapter: str, total_steps: int, out: Callable[[str], None] | None = None):
+        self.chapter = chapter
+        self.total = max(total_steps, 1)
+        self.done = 0
+        self.start = time.monotonic()
+        self.out = out or (lambda line: print(line, file=sys.stderr, flush=True))
+
+    def step(self, what: str) -> None:
+        elapsed = time.monotonic() - self.start
+        left = f", ~{_clock(elapsed / self.done * (self.total - self.done))} left" if self.done else ""
+        self.out(f"[{self.chapter} {self.done + 1}/{self.total} {_clock(elapsed)}{left}] {what}")
+        self.done += 1
+
+    def note(self, what: str) -> None:
+        self.out(f"[{self.chapter} {_clock(time.monotonic() - self.start)}] {what}")
+
+
+def _clock(seconds: float) -> str:
+    return f"{int(seconds) // 60}:{int(seconds) % 60:02d}"
+
+
+class Phase:
+    """Conditions that share one server configuration; `enter` switches to it (restart, warm-up)."""
+
+    def __init__(self, name: str, enter: Callable[[], None],
+                 conditions: dict[str, Callable[[], dict[str, float]]]):
+        self.name, self.enter, self.conditions = name, enter, conditions
+
+
+def run_rounds(rounds: int, phases: Sequence[Phase], progress: Progress) -> dict[str, list[dict]]:
+    """Run every condition once per round, phases and conditions in rotated order.
+
+    Consecutive rounds start with the phase the previous one ended with, so two
+    phases cost one switch per round. Returns each condition's measurements in
+    round order (each a dict such as {"latency_ms": ..., "tps": ...}).
+    """
+    measured: dict[str, list[dict]] = {c: [] for p in phases for c in p.conditions}
+    current: Phase | None = None
+    for r in range(rounds):
+        for phase in rotated(phases, r):
+            if phase is not current:
+                progress.note(f"round {r + 1}/{rounds}: switching to {phase.name}")
+                phase.enter()
+                current = phase
+            for name in rotated(list(phase.conditions), r):
+                progress.step(f"round {r + 1}/{rounds} · {phase.name} · {name}")
+                measured[name].append({"round": r, **phase.conditions[name]()})
+    return measured
