@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 
 from . import engine, registry, results, runner
@@ -128,6 +129,8 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # Ctrl-C must clean up even when started in the background, where SIGINT is ignored.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     args = parser().parse_args(argv)
     try:
         return args.fn(args)

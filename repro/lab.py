@@ -23,7 +23,7 @@ os.environ.setdefault("TC_POOLING_INTERVAL", "0.1")  # readiness poll; the defau
 
 import psycopg  # noqa: E402
 from testcontainers.core.network import Network  # noqa: E402
-from testcontainers.postgres import PostgresContainer  # noqa: E402
+from testcontainers.community.postgres import PostgresContainer  # noqa: E402
 
 from . import engine  # noqa: E402
 from .errors import ReproError  # noqa: E402
@@ -156,6 +156,17 @@ class ContainerServer(Server):
                 time.sleep(0.05)
 
 
+def check_dsn(dsn: str) -> int:
+    """Connect once to an existing server; return its major or fail with one clear line."""
+    try:
+        with psycopg.connect(dsn, connect_timeout=10) as conn:
+            return int(conn.execute("SHOW server_version_num").fetchone()[0]) // 10000
+    except psycopg.Error as exc:
+        lines = str(exc).strip().splitlines()
+        raise ReproError(f"cannot connect to the DSN: {lines[-1] if lines else type(exc).__name__}"
+                         ) from exc
+
+
 class ExternalServer(Server):
     """An existing server given by DSN; client programs run in a helper container.
 
@@ -167,12 +178,7 @@ class ExternalServer(Server):
         self.dsn = dsn
         self.client = client
         self.image = image
-        try:
-            version = self.sql("SHOW server_version_num")[0][0]
-        except psycopg.Error as exc:
-            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise ReproError(f"cannot connect to the DSN: {reason}") from exc
-        self.major = int(version) // 10000
+        self.major = check_dsn(dsn)
 
     def conninfo(self) -> str:
         return self.dsn
@@ -283,6 +289,7 @@ class Lab:
 
     def external(self, dsn: str) -> ExternalServer:
         """An existing server; pgbench and friends run in a helper container on the host network."""
+        check_dsn(dsn)
         image = self._image()
         helper = engine.client().containers.run(
             image.name, ["sleep", "infinity"], detach=True, network_mode="host",

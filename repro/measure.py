@@ -55,30 +55,21 @@ def _clock(seconds: float) -> str:
     return f"{int(seconds) // 60}:{int(seconds) % 60:02d}"
 
 
-class Phase:
-    """Conditions that share one server configuration; `enter` switches to it (restart, warm-up)."""
-
-    def __init__(self, name: str, enter: Callable[[], None],
-                 conditions: dict[str, Callable[[], dict[str, float]]]):
-        self.name, self.enter, self.conditions = name, enter, conditions
+Measurements = dict[str, dict[str, float]]  # condition -> {"latency_ms": ..., "tps": ...}
 
 
-def run_rounds(rounds: int, phases: Sequence[Phase], progress: Progress) -> dict[str, list[dict]]:
-    """Run every condition once per round, phases and conditions in rotated order.
+def run_rounds(rounds: int, runs: dict[str, Callable[[], Measurements]],
+               progress: Progress) -> dict[str, list[dict]]:
+    """Do every run once per round, in an order rotated each round.
 
-    Consecutive rounds start with the phase the previous one ended with, so two
-    phases cost one switch per round. Returns each condition's measurements in
-    round order (each a dict such as {"latency_ms": ..., "tps": ...}).
+    A run returns measurements of one or more conditions (a pgbench run with one
+    script per condition measures several at once). Returns each condition's
+    measurements in round order.
     """
-    measured: dict[str, list[dict]] = {c: [] for p in phases for c in p.conditions}
-    current: Phase | None = None
+    measured: dict[str, list[dict]] = {}
     for r in range(rounds):
-        for phase in rotated(phases, r):
-            if phase is not current:
-                progress.note(f"round {r + 1}/{rounds}: switching to {phase.name}")
-                phase.enter()
-                current = phase
-            for name in rotated(list(phase.conditions), r):
-                progress.step(f"round {r + 1}/{rounds} · {phase.name} · {name}")
-                measured[name].append({"round": r, **phase.conditions[name]()})
+        for name in rotated(list(runs), r):
+            progress.step(f"round {r + 1}/{rounds} · {name}")
+            for condition, values in runs[name]().items():
+                measured.setdefault(condition, []).append({"round": r, **values})
     return measured

@@ -14,7 +14,7 @@ _PROGRESS = re.compile(
     r" stddev (?P<sd>[\d.]+|NaN)"
 )
 _TPS = re.compile(r"^tps = (?P<tps>[\d.]+) \((?P<kind>[^)]*)\)")
-_STATEMENT = re.compile(r"^\s+(?P<ms>[\d.]+)(?:\s+(?P<fail>\d+))?\s{2}(?P<sql>\S.*)$")
+_STATEMENT = re.compile(r"^\s+(?P<ms>[\d.]+)(?:\s+(?P<fail>\d+))?\s+(?P<sql>\S.*)$")
 _SCRIPT = re.compile(r"^SQL script (?P<n>\d+): (?P<name>.*)$")
 
 

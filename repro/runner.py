@@ -10,7 +10,7 @@ from typing import Any, Callable
 from . import engine, provenance, results
 from .chapter import SCALES, Chapter, RunContext
 from .errors import ReproError
-from .lab import Lab
+from .lab import Lab, check_dsn
 from .measure import Progress
 
 PACKAGE = Path(__file__).resolve().parent
@@ -50,6 +50,8 @@ def run(chapter: Chapter, scale: str = "default", major: int = engine.DEFAULT_MA
         out: Callable[[str], None] = print) -> tuple[dict[str, Any], bool]:
     """Return (result, reused): the cached result if its key matches, else a new run."""
     params = check_scale(chapter, scale)
+    if dsn:
+        check_dsn(dsn)
     if dsn and not chapter.supports_dsn:
         raise ReproError(f"chapter {chapter.name} cannot run against a DSN: it restarts servers")
     image = engine.resolve_image(major)

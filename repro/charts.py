@@ -1,0 +1,70 @@
+"""Charts drawn with matplotlib at build time, one PNG per chart and language."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from .chapter import Chart  # noqa: E402
+from .text import Number  # noqa: E402
+
+# Debian's fonts-noto-cjk draws the Japanese labels; DejaVu is matplotlib's own fallback.
+FONTS = ["Noto Sans CJK JP", "DejaVu Sans"]
+COLOURS = ["#9ecae1", "#2171b5", "#fdae6b", "#d94801", "#a1d99b", "#238b45"]
+
+
+def render(chart: Chart, lang: str, out: Path) -> Path:
+    """Draw a grouped bar chart (or lines) with labelled values; write a PNG."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with plt.rc_context({"font.family": FONTS, "font.size": 10, "svg.fonttype": "none"}):
+        fig, ax = plt.subplots(figsize=(9, 4.6), dpi=130)
+        labels = [c(lang) for c in chart.categories]
+        n = len(chart.series)
+        width = 0.8 / max(n, 1)
+        for i, series in enumerate(chart.series):
+            values = [float("nan") if v is None else v for v in series.values]
+            if chart.kind == "line":
+                ax.plot(labels, values, marker="o", label=series.label(lang))
+                continue
+            xs = [x + (i - (n - 1) / 2) * width for x in range(len(labels))]
+            bars = ax.bar(xs, values, width, label=series.label(lang),
+                          color=COLOURS[i % len(COLOURS)])
+            ax.bar_label(bars, labels=[Number(v, digits=1).format(lang) if v == v else ""
+                                       for v in values], fontsize=7, padding=2)
+        if chart.kind == "bar":
+            ax.set_xticks(range(len(labels)), [_wrap(label) for label in labels])
+            ax.axhline(0, color="#444", linewidth=0.8)
+        ax.set_ylabel(chart.y_label(lang))
+        if chart.x_label:
+            ax.set_xlabel(chart.x_label(lang))
+        ax.grid(axis="y", alpha=0.3)
+        ax.spines[["top", "right"]].set_visible(False)
+        ax.legend(fontsize=8, frameon=False, ncols=min(n, 3))
+        fig.tight_layout()
+        fig.savefig(out, facecolor="white")
+        plt.close(fig)
+    return out
+
+
+def _wrap(label: str, width: int = 22) -> str:
+    """Break long category labels over lines at commas or spaces."""
+    if len(label) <= width:
+        return label
+    for sep in ("、", ", ", " "):
+        if sep in label:
+            head, _, tail = label.partition(sep)
+            return head + sep.strip() + "\n" + _wrap(tail, width)
+    return label
+
+
+def alt_text(chart: Chart, lang: str) -> str:
+    """The chart's data in words, for readers who cannot see the image."""
+    parts = []
+    for series in chart.series:
+        values = ", ".join(f"{c(lang)} {Number(v, digits=1).format(lang)}"
+                           for c, v in zip(chart.categories, series.values))
+        parts.append(f"{series.label(lang)}: {values}")
+    return f"{chart.title(lang)} ({chart.y_label(lang)}). " + "; ".join(parts)

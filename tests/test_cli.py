@@ -1,0 +1,46 @@
+"""Bad input: one clear line on stderr and a non-zero exit."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def repro(*args: str, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "repro", *args], cwd=ROOT, capture_output=True,
+                          text=True, env={**os.environ, **env}, timeout=120)
+
+
+@pytest.mark.parametrize("args, env, message", [
+    (["run", "no_such_chapter"], {}, "unknown chapter 'no_such_chapter'; known chapters: auto_explain"),
+    (["check", "no_such_chapter"], {}, "unknown chapter"),
+    (["run", "auto_explain", "--scale", "huge"], {}, "unknown scale 'huge'; scales: tiny, default, full"),
+    (["run", "auto_explain", "--pg", "11"], {}, "PostgreSQL 11 is not one of the majors"),
+    (["run", "auto_explain", "--scale", "tiny"], {"DOCKER_HOST": "unix:///nonexistent/docker.sock"},
+     "no Docker engine reachable at unix:///nonexistent/docker.sock"),
+    (["run", "auto_explain", "--dsn", "host=127.0.0.1 port=1 dbname=x connect_timeout=3"], {},
+     "cannot connect to the DSN"),
+])
+def test_bad_input(args: list[str], env: dict[str, str], message: str) -> None:
+    r = repro(*args, **env)
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0], r.stderr
+
+
+def test_check_without_result_and_with_corrupt_result(tmp_path: Path) -> None:
+    r = repro("check", "auto_explain", REPRO_RESULTS=str(tmp_path))
+    assert r.returncode == 2 and "no result for auto_explain yet" in r.stderr
+    (tmp_path / "auto_explain.json").write_text("{ truncated")
+    r = repro("check", "auto_explain", REPRO_RESULTS=str(tmp_path))
+    assert r.returncode == 2 and "corrupt" in r.stderr and "python -m repro run" in r.stderr
+
+
+def test_list_names_every_chapter() -> None:
+    r = repro("list")
+    assert r.returncode == 0 and r.stdout.startswith("auto_explain")

@@ -1,0 +1,90 @@
+"""The lab against real containers: one server, a two-node network, cleanup on every exit path."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from repro.errors import ReproError
+from repro.lab import Lab, leftovers
+from repro.pgtools import parse_test_timing
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def nothing_left_behind():
+    assert leftovers() == [], "a previous run left containers or networks"
+    yield
+    assert leftovers() == [], "this test left containers or networks behind"
+
+
+def test_single_server_settings_restart_pgbench_and_tools() -> None:
+    with Lab() as lab:
+        s = lab.server({"shared_buffers": "64MB", "work_mem": "5242kB"})
+        assert s.sql("SHOW work_mem") == [("5242kB",)]
+        assert s.sql("SELECT current_setting('server_encoding'), current_setting('lc_ctype')") \
+            == [("UTF8", "C.UTF-8")]
+        assert s.sql("SELECT version()")[0][0].startswith(f"PostgreSQL {s.major}.")
+        s.restart({"shared_preload_libraries": "auto_explain"})
+        assert s.sql("SHOW shared_preload_libraries") == [("auto_explain",)]
+        assert s.sql("SHOW work_mem") == [("5242kB",)]  # command-line settings survive
+        s.restart({})
+        assert s.sql("SHOW shared_preload_libraries") == [("",)]
+        r = s.pgbench(["-n", "-t", "50", "-f", "/tmp/one.sql", "-r"], {"one.sql": "SELECT 1;\n"},
+                      options={"work_mem": "1MB"})
+        assert r.transactions == 50 and r.statements[0].sql == "SELECT 1;"
+        timing = parse_test_timing(s.run(["pg_test_timing", "-d", "1"]))
+        assert timing["per_loop_ns"] > 0
+        assert "pg_wait_sampling" in {row[0] for row in
+                                      s.sql("SELECT name FROM pg_available_extensions")}
+
+
+def test_two_nodes_on_a_private_network() -> None:
+    with Lab() as lab:
+        net = lab.network()
+        alpha = lab.server(network=net, alias="alpha")
+        beta = lab.server(network=net, alias="beta")
+        env = {"PGPASSWORD": "repro"}
+        beta.run(["pgbench", "-i", "-s", "1", "-q", "-h", "alpha", "-U", "postgres", "bench"], env)
+        out = beta.run(["psql", "-h", "alpha", "-U", "postgres", "-d", "bench", "-Atc",
+                        "SELECT count(*) FROM pgbench_accounts"], env)
+        assert out.strip() == "100000"
+        assert alpha.sql("SELECT count(*) FROM pgbench_branches") == [(1,)]
+        assert beta.sql("SELECT to_regclass('pgbench_branches')") == [(None,)]
+
+
+def test_cleanup_after_an_exception() -> None:
+    with pytest.raises(RuntimeError):
+        with Lab() as lab:
+            lab.server()
+            lab.network()
+            assert len(leftovers()) == 2
+            raise RuntimeError("boom")
+
+
+def test_unreachable_dsn_is_a_clear_error() -> None:
+    with Lab() as lab:
+        with pytest.raises(ReproError, match="cannot connect to the DSN"):
+            lab.external("host=127.0.0.1 port=1 user=postgres dbname=postgres connect_timeout=3")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_interrupted_run_leaves_nothing(tmp_path: Path, sig: signal.Signals) -> None:
+    """Start a real chapter run, interrupt it once its servers are up, then count."""
+    env = {**os.environ, "REPRO_RESULTS": str(tmp_path)}
+    proc = subprocess.Popen([sys.executable, "-m", "repro", "run", "auto_explain", "--scale", "tiny"],
+                            cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    for line in proc.stderr:  # progress lines
+        if "round 1/" in line or time.monotonic() > deadline:
+            break
+    assert len(leftovers()) >= 2, "the run should have its servers up by now"
+    proc.send_signal(sig)
+    assert proc.wait(timeout=60) == 130
+    assert not (tmp_path / "auto_explain.json").exists()
