@@ -34,10 +34,10 @@ numfig = True
 numfig_secnum_depth = 0
 
 html_theme = "furo"
-html_title = "PostgreSQL verification report"
 templates_path = ["docs/_templates"]  # relative to this file (the configuration directory)
 html_static_path = ["docs/_static"]
 html_css_files = ["repro.css"]
+html_favicon = "docs/_static/favicon.svg"
 html_sidebars = {"**": ["sidebar/brand.html", "sidebar/language.html", "sidebar/search.html",
                         "sidebar/scroll-start.html", "sidebar/navigation.html",
                         "sidebar/scroll-end.html"]}
@@ -52,7 +52,16 @@ copybutton_prompt_text = r"\$ "
 copybutton_prompt_is_regexp = True
 
 
+TITLES = {  # (project, short title for the sidebar) per language; -D language=... picks one
+    "ja": ("PostgreSQL 性能検証レポート (再現可能版)", "PostgreSQL 性能検証レポート"),
+    "en": ("PostgreSQL performance verification report (reproducible)",
+           "PostgreSQL verification report"),
+}
+
+
+def _titles(app, config):
+    config.project, config.html_title = TITLES[config.language]
+
+
 def setup(app):
-    # The English title differs from the Japanese one.
-    if app.config.language == "en":
-        app.config.project = "PostgreSQL performance verification report (reproducible)"
+    app.connect("config-inited", _titles)

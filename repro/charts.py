@@ -19,8 +19,8 @@ COLOURS = ["#9ecae1", "#2171b5", "#fdae6b", "#d94801", "#a1d99b", "#238b45"]
 def render(chart: Chart, lang: str, out: Path) -> Path:
     """Draw a grouped bar chart (or lines) with labelled values; write a PNG."""
     out.parent.mkdir(parents=True, exist_ok=True)
-    with plt.rc_context({"font.family": FONTS, "font.size": 10, "svg.fonttype": "none"}):
-        fig, ax = plt.subplots(figsize=(9, 4.6), dpi=130)
+    with plt.rc_context({"font.family": FONTS, "font.size": 11}):
+        fig, ax = plt.subplots(figsize=(9, 5.2), dpi=130)
         labels = [c(lang) for c in chart.categories]
         n = len(chart.series)
         width = 0.8 / max(n, 1)
@@ -33,7 +33,7 @@ def render(chart: Chart, lang: str, out: Path) -> Path:
             bars = ax.bar(xs, values, width, label=series.label(lang),
                           color=COLOURS[i % len(COLOURS)])
             ax.bar_label(bars, labels=[Number(v, digits=1).format(lang) if v == v else ""
-                                       for v in values], fontsize=7, padding=2)
+                                       for v in values], fontsize=8, padding=2)
         if chart.kind == "bar":
             ax.set_xticks(range(len(labels)), [_wrap(label) for label in labels])
             ax.axhline(0, color="#444", linewidth=0.8)
@@ -42,7 +42,8 @@ def render(chart: Chart, lang: str, out: Path) -> Path:
             ax.set_xlabel(chart.x_label(lang))
         ax.grid(axis="y", alpha=0.3)
         ax.spines[["top", "right"]].set_visible(False)
-        ax.legend(fontsize=8, frameon=False, ncols=min(n, 3))
+        ax.legend(fontsize=9, frameon=False, ncols=min(n, 3), loc="lower center",
+                  bbox_to_anchor=(0.5, 1.0))
         fig.tight_layout()
         fig.savefig(out, facecolor="white")
         plt.close(fig)

@@ -8,6 +8,7 @@ import sys
 from . import engine, registry, results, runner
 from .chapter import NOT_REPRODUCED, SCALES
 from .errors import ReproError
+from .text import Number
 
 
 def print_findings(doc: dict, findings: list[dict]) -> int:
@@ -18,7 +19,7 @@ def print_findings(doc: dict, findings: list[dict]) -> int:
           f"run {prov['started']} in {prov['duration_s']:.0f} s")
     failed = 0
     for f in findings:
-        measured = ", ".join(f"{k} {_fmt(v)}" for k, v in f["measured"].items())
+        measured = ", ".join(f"{m['label']['en']} {_fmt(m)}" for m in f["measured"])
         flag = "" if f["expected"] else " (not expected to hold here)"
         print(f"  {f['id']} {f['status'].upper():15} {f['claim']['en']}{flag}")
         print(f"     measured: {measured}; holds if: {f['condition']['en']}")
@@ -28,9 +29,8 @@ def print_findings(doc: dict, findings: list[dict]) -> int:
     return failed
 
 
-def _fmt(value: dict) -> str:
-    from .text import Number
-    return Number(**value).format("en")
+def _fmt(measured: dict) -> str:
+    return Number(**{k: v for k, v in measured.items() if k != "label"}).format("en")
 
 
 def cmd_list(args: argparse.Namespace) -> int:

@@ -44,6 +44,8 @@ WORDS = {
                   "({duration} 秒) から生成されています。",
                   "The numbers on this page come from this build's run of {started} at {scale} "
                   "scale ({duration} s)."),
+    "stale_mark": Text("(!) この章の結果は、このビルドのコードやスケールで測ったものではありません。",
+                       "(!) this chapter's result was not measured with this build's code or scale."),
     "no_result": Text("(結果なし)", "(no result)"),
     "corrupt": Text("結果ファイルが壊れています", "the result file is corrupt"),
     "code_changed": Text("章のコードが変わっています", "the chapter's code has changed"),
@@ -54,7 +56,7 @@ WORDS = {
     "download": Text("この章の結果 (JSON)", "This chapter's results (JSON)"),
 }
 PROVENANCE = [
-    ("started", Text("開始時刻 (UTC)", "Started (UTC)")),
+    ("started", Text("開始時刻", "Started")),
     ("duration_s", Text("所要時間 [s]", "Duration [s]")),
     ("scale", Text("スケール", "Scale")),
     ("target", Text("対象", "Target")),
@@ -75,8 +77,16 @@ def _sealed(result: list[nodes.Node]) -> list[nodes.Node]:
     languages' labels come from the chapter module, so .po files never go stale."""
     for node in result:
         for text_node in node.findall(nodes.TextElement):
-            text_node["translatable"] = False
+            # Inline nodes are never extracted; marking them would make Sphinx treat them
+            # as translation placeholders and unwrap them (RemoveTranslatableInline).
+            if not isinstance(text_node, nodes.Inline):
+                text_node["translatable"] = False
     return result
+
+
+def _when(iso: str) -> str:
+    """"2026-11-22T12:03:58+00:00" -> "2026-11-22 12:03 UTC"."""
+    return iso[:16].replace("T", " ") + " UTC"
 
 
 def _lang(env: Any) -> str:
@@ -98,18 +108,31 @@ def _state(app: Sphinx, chapter: Chapter) -> tuple[dict | None, str | None]:
     return doc, None
 
 
+def _badge(status: str, lang: str, stale: bool = False) -> nodes.paragraph:
+    """A finding's status as a coloured label; "(!)" marks a result that is not fresh."""
+    para = nodes.paragraph()
+    para += nodes.inline(text=STATUS[status](lang) + (" (!)" if stale else ""),
+                         classes=["repro-status", status.replace(" ", "-")])
+    return para
+
+
 class _ChapterDirective(SphinxDirective):
     required_arguments = 1
     optional_arguments = 1
 
     def run(self) -> list[nodes.Node]:
         try:
-            return _sealed(self.build())
+            doc = self.result()
+            return _sealed(self.build(doc) if doc is not None else self.missing())
         except ReproError as exc:
             raise self.error(str(exc)) from exc
 
-    def build(self) -> list[nodes.Node]:
+    def build(self, doc: dict) -> list[nodes.Node]:
         raise NotImplementedError
+
+    def missing(self) -> list[nodes.Node]:
+        """What stands in for the result's pieces when there is none (the banner says why)."""
+        return [self.para("—")]
 
     def chapter(self) -> Chapter:
         return registry.get(self.arguments[0])
@@ -124,13 +147,17 @@ class _ChapterDirective(SphinxDirective):
         return _lang(self.env)
 
     def para(self, text: str) -> nodes.paragraph:
-        return nodes.paragraph(text=text)
+        """A paragraph; `backquoted` parts become inline code."""
+        node = nodes.paragraph()
+        for i, part in enumerate(text.split("`")):
+            node += nodes.literal(text=part) if i % 2 else nodes.Text(part)
+        return node
 
     def placeholder(self, node: nodes.Element) -> list[nodes.Node]:
         """A captioned, named stand-in when there is no result, so references still resolve."""
         caption = WORDS["no_result"](self.lang)
         if isinstance(node, nodes.table):
-            node = table_node(Table(Text(caption, caption), [Text("—", "—")], []), self.lang, [])
+            node = table_node(Table(Text(caption, caption), [Text("—", "—")], []), self.lang)
         else:
             node += nodes.caption(text=caption)
         self.add_name(node)
@@ -140,12 +167,14 @@ class _ChapterDirective(SphinxDirective):
 class StatusDirective(_ChapterDirective):
     """A banner: where the page's numbers come from, or a warning that they are not fresh."""
 
-    def build(self) -> list[nodes.Node]:
-        self.result()
+    def missing(self) -> list[nodes.Node]:
+        return self.build(None)
+
+    def build(self, doc: dict | None) -> list[nodes.Node]:
         doc, why = _state(self.env.app, self.chapter())
         if why is None:
             prov = doc["provenance"]
-            text = WORDS["fresh"](self.lang).format(started=prov["started"].replace("T", " "),
+            text = WORDS["fresh"](self.lang).format(started=_when(prov["started"]),
                                                     scale=doc["scale"],
                                                     duration=f"{prov['duration_s']:.0f}")
             box = nodes.note()
@@ -163,24 +192,22 @@ class StatusDirective(_ChapterDirective):
 class FindingsDirective(_ChapterDirective):
     """Each finding: status, claim, measured values against the thresholds."""
 
-    def build(self) -> list[nodes.Node]:
-        doc = self.result()
-        if doc is None:
-            return [self.para("—")]
+    def build(self, doc: dict) -> list[nodes.Node]:
         findings = self.chapter().evaluate(doc["summary"])
         items = nodes.bullet_list(classes=["repro-findings"])
         for f in findings:
             item = nodes.list_item()
             head = nodes.paragraph()
             head += nodes.strong(text=f"{f['id']} ")
-            head += nodes.inline(text=STATUS[f["status"]](self.lang),
-                                 classes=["repro-status", f["status"].replace(" ", "-")])
+            head += _badge(f["status"], self.lang).children[0]
             head += nodes.Text(" " + f["claim"][self.lang])
             if not f["expected"]:
                 head += nodes.Text(" " + WORDS["not_expected"](self.lang))
             item += head
-            measured = ", ".join(f"{k}: {Number(**v).format(self.lang)}"
-                                 for k, v in f["measured"].items())
+            measured = "; ".join(
+                f"{m['label'][self.lang]}: "
+                f"{Number(**{k: v for k, v in m.items() if k != 'label'}).format(self.lang)}"
+                for m in f["measured"])
             item += self.para(f"{WORDS['measured'](self.lang)}: {measured} — "
                               f"{WORDS['condition'](self.lang)}: {f['condition'][self.lang]}")
             if f["reason"]:
@@ -189,7 +216,9 @@ class FindingsDirective(_ChapterDirective):
         return [items]
 
 
-def _cell(value: Any, lang: str) -> str:
+def _cell(value: Any, lang: str) -> str | nodes.Node:
+    if isinstance(value, nodes.Node):
+        return value
     if value is None:
         return "—"
     if isinstance(value, Text):
@@ -199,14 +228,14 @@ def _cell(value: Any, lang: str) -> str:
     return str(value)
 
 
-def table_node(table: Table, lang: str, ids: list[str]) -> nodes.table:
+def table_node(table: Table, lang: str, widths: list[int] | None = None) -> nodes.table:
     """A docutils table with a caption (numbered by numfig)."""
-    node = nodes.table(classes=["repro-table"], ids=ids)
+    node = nodes.table(classes=["repro-table"] + (["colwidths-given"] if widths else []))
     node += nodes.title(text=table.caption(lang))
     group = nodes.tgroup(cols=len(table.columns))
     node += group
-    for _ in table.columns:
-        group += nodes.colspec(colwidth=1)
+    for width in widths or [1] * len(table.columns):
+        group += nodes.colspec(colwidth=width)
     head, body = nodes.thead(), nodes.tbody()
     group += head
     group += body
@@ -215,7 +244,8 @@ def table_node(table: Table, lang: str, ids: list[str]) -> nodes.table:
             tr = nodes.row()
             for value in row:
                 entry = nodes.entry()
-                entry += nodes.paragraph(text=_cell(value, lang))
+                cell = _cell(value, lang)
+                entry += cell if isinstance(cell, nodes.Node) else nodes.paragraph(text=cell)
                 tr += entry
             part += tr
     return node
@@ -226,12 +256,12 @@ class TableDirective(_ChapterDirective):
     optional_arguments = 0
     option_spec = {"name": directives.unchanged}
 
-    def build(self) -> list[nodes.Node]:
-        doc = self.result()
-        if doc is None:
-            return self.placeholder(nodes.table())
+    def missing(self) -> list[nodes.Node]:
+        return self.placeholder(nodes.table())
+
+    def build(self, doc: dict) -> list[nodes.Node]:
         table = self.chapter().tables[self.arguments[1]](doc["summary"])
-        node = table_node(table, self.lang, [])
+        node = table_node(table, self.lang)
         self.add_name(node)
         return [node]
 
@@ -241,10 +271,10 @@ class ChartDirective(_ChapterDirective):
     optional_arguments = 0
     option_spec = {"name": directives.unchanged}
 
-    def build(self) -> list[nodes.Node]:
-        doc = self.result()
-        if doc is None:
-            return self.placeholder(nodes.figure())
+    def missing(self) -> list[nodes.Node]:
+        return self.placeholder(nodes.figure())
+
+    def build(self, doc: dict) -> list[nodes.Node]:
         name, chart_id = self.arguments
         chart = self.chapter().charts[chart_id](doc["summary"])
         figure = nodes.figure(classes=["repro-chart"])
@@ -257,7 +287,7 @@ class ChartDirective(_ChapterDirective):
             up = "../" * self.env.docname.count("/")
             alt = html.escape(charts.alt_text(chart, self.lang), quote=True)
             figure += nodes.raw("", f'<img src="{up}_images/repro/{file}" alt="{alt}" '
-                                    f'width="1170" height="598" loading="lazy">', format="html")
+                                    f'width="1170" height="676">', format="html")
         figure += nodes.caption(text=chart.title(self.lang))
         self.add_name(figure)
         return [figure]
@@ -266,14 +296,11 @@ class ChartDirective(_ChapterDirective):
 class ProvenanceDirective(_ChapterDirective):
     """Where, when and with what the chapter's numbers were measured."""
 
-    def build(self) -> list[nodes.Node]:
-        doc = self.result()
-        if doc is None:
-            return [self.para("—")]
+    def build(self, doc: dict) -> list[nodes.Node]:
         prov, host = doc["provenance"], doc["provenance"]["host"]
         servers = prov["servers"]
         values = {
-            "started": prov["started"].replace("T", " "), "duration_s": f"{prov['duration_s']:.0f}",
+            "started": _when(prov["started"]), "duration_s": f"{prov['duration_s']:.0f}",
             "scale": doc["scale"], "target": prov["target"],
             "version": "; ".join(sorted({s["version"] for s in servers})),
             "image": "; ".join(sorted({f"{s['image']['name']}, {s['image']['id'][7:19]}, "
@@ -290,7 +317,7 @@ class ProvenanceDirective(_ChapterDirective):
             rows.append([Text(f"設定: {s['role']}", f"Settings: {s['role']}"), settings])
         table = Table(Text("実行環境と来歴", "Provenance"), [Text("項目", "Item"), Text("値", "Value")],
                       rows)
-        node = table_node(table, self.lang, [])
+        node = table_node(table, self.lang)
         node["classes"].append("repro-provenance")
         return [node]
 
@@ -300,25 +327,33 @@ class LedgerDirective(SphinxDirective):
 
     def run(self) -> list[nodes.Node]:
         lang = _lang(self.env)
-        rows = []
+        rows: list[list[Any]] = []
+        stale = False
         for name, chapter in registry.chapters().items():
             self.env.note_dependency(str(results.path_for(name)))
+            link = nodes.paragraph()
+            ref = nodes.reference("", chapter.title(lang), internal=True,
+                                  refuri=self.env.app.builder.get_relative_uri(
+                                      self.env.docname, f"chapters/{name}"))
+            link += ref
             doc, why = _state(self.env.app, chapter)
             if doc is None:
-                rows.append([chapter.title, "—", WORDS["missing"], "—"])
+                rows.append([link, "—", WORDS["missing"], "—"])
                 continue
-            for f in chapter.evaluate(doc["summary"]):
-                status = STATUS[f["status"]](lang) + ("" if why is None else " (!)")
-                rows.append([chapter.title, f["id"], Text(**f["claim"]), status])
+            for i, f in enumerate(chapter.evaluate(doc["summary"])):
+                rows.append([link if i == 0 else "", f["id"], Text(**f["claim"]),
+                             _badge(f["status"], lang, stale=why is not None)])
+            stale |= why is not None
         table = Table(Text("知見の一覧", "Findings ledger"),
                       [WORDS["chapter"], WORDS["finding"], Text("内容", "Claim"), WORDS["status"]], rows)
-        return _sealed([table_node(table, lang, [])])
+        out: list[nodes.Node] = [table_node(table, lang, [22, 6, 56, 16])]
+        if stale:
+            out.append(nodes.paragraph(text=WORDS["stale_mark"](lang)))
+        return _sealed(out)
 
 
 class DownloadDirective(_ChapterDirective):
-    def build(self) -> list[nodes.Node]:
-        if self.result() is None:
-            return [self.para("—")]
+    def build(self, doc: dict) -> list[nodes.Node]:
         path = results.path_for(self.arguments[0])
         docdir = Path(self.env.srcdir) / os.path.dirname(self.env.docname)
         ref = addnodes.download_reference("", "", refdoc=self.env.docname, refexplicit=True,

@@ -28,7 +28,8 @@ def test_single_server_settings_restart_pgbench_and_tools() -> None:
     with Lab() as lab:
         s = lab.server({"shared_buffers": "64MB", "work_mem": "5242kB"})
         assert s.sql("SHOW work_mem") == [("5242kB",)]
-        assert s.sql("SELECT current_setting('server_encoding'), current_setting('lc_ctype')") \
+        assert s.sql("SELECT current_setting('server_encoding'), datctype FROM pg_database "
+                     "WHERE datname = current_database()") \
             == [("UTF8", "C.UTF-8")]
         assert s.sql("SELECT version()")[0][0].startswith(f"PostgreSQL {s.major}.")
         s.restart({"shared_preload_libraries": "auto_explain"})

@@ -31,10 +31,10 @@ STATUS_WORDS = {"ja": ("再現した", "再現しなかった", "この環境で
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
+def site(tmp_path_factory, request) -> Path:
     if os.environ.get("SITE_DIR"):
         return Path(os.environ["SITE_DIR"]).resolve()
-    request_results = tmp_path_factory.getbasetemp()  # noqa: F841  (keeps pytest's tmp alive)
+    request.getfixturevalue("tiny_results")  # the pages render this session's tiny runs
     return _build_site(tmp_path_factory.mktemp("site"))
 
 
@@ -48,21 +48,18 @@ def _build_site(out: Path) -> Path:
     return out
 
 
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:  # keep pytest's output readable
+        pass
+
+
 @pytest.fixture(scope="module")
-def base_url(site: Path, tiny_results_if_building) -> Iterator[str]:
-    handler = partial(SimpleHTTPRequestHandler, directory=str(site))
-    handler.log_message = lambda *a: None  # type: ignore[method-assign]
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+def base_url(site: Path) -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(_QuietHandler, directory=str(site)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_port}"
     server.shutdown()
-
-
-@pytest.fixture(scope="module")
-def tiny_results_if_building(request) -> None:
-    if not os.environ.get("SITE_DIR"):
-        request.getfixturevalue("tiny_results")
 
 
 @pytest.fixture(scope="module")
