@@ -64,7 +64,7 @@ GAIN_PCT = 10.0  # TODO: set from repeated default runs
 
 def f1(s: dict[str, Any]) -> Outcome:
     gain = s["gain_pct"]
-    return Outcome(gain > GAIN_PCT, {{"tps gain": Number(gain, "%", 1, signed=True)}},
+    return Outcome(gain > GAIN_PCT, [(Text("TPS の増分", "TPS gain"), Number(gain, "%", 1, signed=True))],
                    Text(f"> +{{GAIN_PCT:g}} %", f"> +{{GAIN_PCT:g}} %"))
 
 
