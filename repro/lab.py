@@ -65,9 +65,20 @@ class Server:
             raise ReproError(f"`{shlex.join(cmd)}` failed (exit {code}):\n{tail}")
         return out
 
+    @property
+    def docker(self) -> Any:
+        """The container where client programs (pgbench, psql) run."""
+        raise NotImplementedError
+
     def put_file(self, path: str, text: str) -> None:
         """Write a text file where the client programs run (pgbench scripts)."""
-        raise NotImplementedError
+        data = text.encode()
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode="w") as tar:
+            info = tarfile.TarInfo(os.path.basename(path))
+            info.size, info.mode = len(data), 0o644
+            tar.addfile(info, io.BytesIO(data))
+        self.docker.put_archive(os.path.dirname(path), buf.getvalue())
 
     def pgbench(self, args: list[str], scripts: dict[str, str] | None = None,
                 options: dict[str, str] | None = None) -> PgbenchResult:
@@ -114,15 +125,6 @@ class ContainerServer(Server):
 
     def _client_target(self) -> list[str]:
         return ["-h", SOCKET_DIR, "-U", USER, DB]
-
-    def put_file(self, path: str, text: str) -> None:
-        data = text.encode()
-        buf = io.BytesIO()
-        with tarfile.open(fileobj=buf, mode="w") as tar:
-            info = tarfile.TarInfo(os.path.basename(path))
-            info.size, info.mode, info.uid, info.gid = len(data), 0o644, 999, 999
-            tar.addfile(info, io.BytesIO(data))
-        self.docker.put_archive(os.path.dirname(path), buf.getvalue())
 
     def restart(self, settings: dict[str, str]) -> None:
         """Restart with `settings` as the ALTER SYSTEM layer (replacing the previous one).
@@ -174,10 +176,11 @@ class ExternalServer(Server):
     applicable on an external target.
     """
 
-    def __init__(self, dsn: str, client: Any, image: engine.Image) -> None:
+    def __init__(self, dsn: str, client: Any, client_image: engine.Image) -> None:
         self.dsn = dsn
         self.client = client
-        self.image = image
+        self.image = None  # the server's own image is unknown; provenance has its version()
+        self.client_image = client_image
         self.major = check_dsn(dsn)
 
     def conninfo(self) -> str:
@@ -189,9 +192,6 @@ class ExternalServer(Server):
 
     def _client_target(self) -> list[str]:
         return [self.dsn]
-
-    def put_file(self, path: str, text: str) -> None:
-        ContainerServer.put_file(self, path, text)  # type: ignore[arg-type]
 
     @property
     def docker(self) -> Any:

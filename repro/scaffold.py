@@ -92,6 +92,7 @@ CHAPTER = Chapter(
     steps=steps,
     tables={{"tps": table}},
     charts={{"tps": chart}},
+    supports_dsn=True,  # one server, no restarts: it can run against an existing server
 )
 '''
 

@@ -2,7 +2,7 @@
 
 Directives (MyST: ```{repro-findings} auto_explain```): repro-status,
 repro-findings, repro-table, repro-chart, repro-provenance, repro-ledger,
-repro-download; role {repro-num}`chapter:key` for inline numbers. Every
+repro-environment, repro-download; role {repro-num}`chapter:key` for inline numbers. Every
 number comes from the chapter's result file and is formatted per language, so
 translated text never carries a number.
 """
@@ -352,6 +352,38 @@ class LedgerDirective(SphinxDirective):
         return _sealed(out)
 
 
+class EnvironmentDirective(SphinxDirective):
+    """The machine this build measured on, from the newest fresh result (front page)."""
+
+    def run(self) -> list[nodes.Node]:
+        lang = _lang(self.env)
+        fresh = []
+        for name, chapter in registry.chapters().items():
+            self.env.note_dependency(str(results.path_for(name)))
+            doc, why = _state(self.env.app, chapter)
+            if doc is not None and why is None:
+                fresh.append(doc)
+        if not fresh:
+            return _sealed([nodes.paragraph(text=WORDS["no_result"](lang))])
+        host = max(fresh, key=lambda d: d["provenance"]["started"])["provenance"]["host"]
+        versions = sorted({s["version"].split(" on ")[0] for d in fresh
+                           for s in d["provenance"]["servers"]})
+        images = sorted({f"{s['image']['name']} ({s['image']['origin']})" for d in fresh
+                         for s in d["provenance"]["servers"] if s["image"]})
+        rows = [
+            [Text("CPU", "CPU"), f"{host['cpu_model']} × {host['cpu_count']}"],
+            [Text("メモリ [GiB]", "Memory [GiB]"), str(host["memory_gib"])],
+            [Text("カーネル", "Kernel"), host["kernel"]],
+            [Text("クロックソース", "Clock source"), host["clocksource"] or "—"],
+            [Text("Docker エンジン", "Docker engine"), host["docker_version"]],
+            [Text("PostgreSQL", "PostgreSQL"), "; ".join(versions)],
+            [Text("イメージ", "Images"), "; ".join(images)],
+        ]
+        table = Table(Text("このビルドの実行環境", "This build's environment"),
+                      [Text("項目", "Item"), Text("値", "Value")], rows)
+        return _sealed([table_node(table, lang, [25, 75])])
+
+
 class DownloadDirective(_ChapterDirective):
     def build(self, doc: dict) -> list[nodes.Node]:
         path = results.path_for(self.arguments[0])
@@ -386,7 +418,8 @@ def setup(app: Sphinx) -> dict[str, Any]:
     for name, directive in (("repro-status", StatusDirective), ("repro-findings", FindingsDirective),
                             ("repro-table", TableDirective), ("repro-chart", ChartDirective),
                             ("repro-provenance", ProvenanceDirective),
-                            ("repro-ledger", LedgerDirective), ("repro-download", DownloadDirective)):
+                            ("repro-ledger", LedgerDirective), ("repro-download", DownloadDirective),
+                            ("repro-environment", EnvironmentDirective)):
         app.add_directive(name, directive)
     app.add_role("repro-num", NumberRole())
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,5 +1,6 @@
 """`python -m repro new` writes a chapter that imports, runs at tiny scale and is wired in."""
 import importlib.util
+import json
 import shutil
 from pathlib import Path
 
@@ -7,6 +8,7 @@ import pytest
 
 from repro import runner, scaffold
 from repro.errors import ReproError
+from repro.lab import Lab
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -35,6 +37,22 @@ def test_new_chapter_runs_and_is_wired(tree: Path) -> None:
     assert doc["summary"]["tps"]["off"] > 0
     page = (tree / "docs" / "chapters" / "demo_chapter.md").read_text()
     assert "{repro-table} demo_chapter tps" in page
+
+
+def test_new_chapter_runs_against_an_existing_server_by_dsn(tree: Path) -> None:
+    """The DSN target: a server the run did not start, pgbench in a helper container."""
+    scaffold.create("dsn_demo", tree)
+    spec = importlib.util.spec_from_file_location(
+        "repro.chapters.dsn_demo", tree / "repro" / "chapters" / "dsn_demo.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    with Lab() as lab:
+        existing = lab.server()
+        doc, _ = runner.run(module.CHAPTER, "tiny", dsn=existing.conninfo(), out=lambda line: None)
+        assert existing.sql("SELECT count(*) FROM pgbench_branches") == [(1,)]
+    assert doc["provenance"]["target"] == "external server (DSN)"
+    assert doc["key"]["target"].startswith("dsn:") and "password" not in json.dumps(doc)
+    assert doc["summary"]["tps"]["on"] > 0
 
 
 @pytest.mark.parametrize("name, message", [("Bad-Name", "lower-case"),

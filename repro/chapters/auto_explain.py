@@ -115,8 +115,8 @@ SCALES = {
     # alternations: short runs per side for "not loaded vs preloaded"
     "tiny": {"rows": 1_000_000, "rounds": 3, "limit_tx": 1000, "alternations": 4, "count_tx": 10,
              "tpcb_scale": 2, "tpcb_clients": 4, "tpcb_seconds": 2, "tpcb_rounds": 3, "timing_s": 1},
-    "default": {"rows": 1_000_000, "rounds": 4, "limit_tx": 1500, "alternations": 6, "count_tx": 8,
-                "tpcb_scale": 10, "tpcb_clients": 4, "tpcb_seconds": 2, "tpcb_rounds": 4,
+    "default": {"rows": 1_000_000, "rounds": 5, "limit_tx": 1000, "alternations": 6, "count_tx": 8,
+                "tpcb_scale": 10, "tpcb_clients": 4, "tpcb_seconds": 2, "tpcb_rounds": 5,
                 "timing_s": 1},
     "full": {**ORIGINAL_SCALE, "alternations": 2, "timing_s": 3},
 }
@@ -199,7 +199,8 @@ def _run_001(ctx: RunContext) -> dict[str, list[dict]]:
 
     def tpcb(server: Server, condition: str, options: dict[str, str]) -> Any:
         def one() -> dict[str, dict[str, float]]:
-            r = server.pgbench([*clients, "-T", str(p["tpcb_seconds"])], options=options)
+            # -n: no VACUUM before each run (pgbench -i vacuumed); keeps runs short
+            r = server.pgbench(["-n", *clients, "-T", str(p["tpcb_seconds"])], options=options)
             return {condition: {"latency_ms": r.latency_avg_ms, "tps": r.tps}}
         return one
 
