@@ -1,6 +1,7 @@
 """Charts drawn with matplotlib at build time, one PNG per chart and language."""
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import matplotlib
@@ -50,15 +51,10 @@ def render(chart: Chart, lang: str, out: Path) -> Path:
     return out
 
 
-def _wrap(label: str, width: int = 22) -> str:
-    """Break long category labels over lines at commas or spaces."""
-    if len(label) <= width:
-        return label
-    for sep in ("、", ", ", " "):
-        if sep in label:
-            head, _, tail = label.partition(sep)
-            return head + sep.strip() + "\n" + _wrap(tail, width)
-    return label
+def _wrap(label: str, width: int = 18) -> str:
+    """Break long category labels: after Japanese commas, then at spaces."""
+    parts = label.replace("、", "、\n").split("\n")
+    return "\n".join(textwrap.fill(part, width) for part in parts)
 
 
 def alt_text(chart: Chart, lang: str) -> str:

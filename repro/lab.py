@@ -95,7 +95,7 @@ class Server:
 
     def setting_rows(self) -> dict[str, str]:
         """Settings not at their default, for provenance."""
-        rows = self.sql("SELECT name, setting FROM pg_settings "
+        rows = self.sql("SELECT name, current_setting(name) FROM pg_settings "
                         "WHERE source NOT IN ('default', 'override', 'client') ORDER BY name")
         return dict(rows)
 

@@ -471,9 +471,10 @@ def tpcb_table(s: dict) -> Table:
 
 
 def timing_table(s: dict) -> Table:
+    original = {b: share for b, share, _ in ORIGINAL_TIMING["histogram"]}
     ours = {b: share for b, share, _ in s["timing"]["histogram"]}
-    rows = [[f"< {bound}", Number(share, "%", 5), Number(ours.get(bound), "%", 5)]
-            for bound, share, _ in ORIGINAL_TIMING["histogram"]]
+    rows = [[f"< {bound}", Number(original.get(bound), "%", 5), Number(ours.get(bound), "%", 5)]
+            for bound in sorted(original.keys() | ours.keys())]
     return Table(Text("pg_test_timing のヒストグラム", "pg_test_timing histogram"),
                  [Text("計測時間 [µs]", "Duration [µs]"), Text("原典", "Original"),
                   Text("本ビルド", "This build")], rows)
