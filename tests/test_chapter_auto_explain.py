@@ -6,7 +6,8 @@ from repro.chapters import auto_explain
 
 def test_expected_findings_hold(tiny_results) -> None:
     doc, _ = tiny_results["auto_explain"]
-    failed = [f"{f['id']}: {f['measured']} ({f['condition']['en']})"
+    failed = [f"{f['id']}: " + ", ".join(f"{m['label']['en']} {m['value']:+.1f}" for m in f["measured"])
+              + f" (holds if {f['condition']['en']})"
               for f in doc["findings"] if f["expected"] and f["status"] == NOT_REPRODUCED]
     assert not failed, failed
 
