@@ -114,7 +114,6 @@ class Chapter:
     tables: dict[str, Callable[[dict[str, Any]], Table]] = field(default_factory=dict)
     charts: dict[str, Callable[[dict[str, Any]], Chart]] = field(default_factory=dict)
     numbers: Callable[[dict[str, Any]], dict[str, Number]] = lambda summary: {}
-    originals: list[dict[str, Any]] = field(default_factory=list)  # citations
     supports_dsn: bool = False
 
     def evaluate(self, summary: dict[str, Any]) -> list[dict[str, Any]]:

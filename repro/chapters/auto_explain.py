@@ -22,18 +22,8 @@ from ..measure import median, paired_change, run_rounds, spread
 from ..pgtools import parse_test_timing
 from ..text import Number, Text
 
-# -- the original publications (typed by hand, cited on the page) ------------
+# -- the original publications' numbers (typed by hand; the page cites them) ----
 
-ORIGINALS = [
-    {"id": "patotaicho2021",
-     "title": "PostgreSQL の auto_explain のパフォーマンスへの影響",
-     "author": "ぱと隊長日誌 (blog)", "version": "PostgreSQL 14.1",
-     "environment": "Hyper-V VM, 4 vCPU (Core i5-6600), 8 GB, RHEL 8.5"},
-    {"id": "pgmustard2021",
-     "title": "auto_explain overhead, with and without timing (Chinese translation)",
-     "author": "Michael Christofides, pgMustard", "version": "PostgreSQL 13.2",
-     "environment": "macOS 10.15.7, Postgres.app 2.4.2, 2 cores, 4 GB, SSD"},
-]
 # 000's latency averages in ms: (1-row query, count with parallel query, count without).
 ORIGINAL_000 = {
     "not_loaded": (0.110, None, None),
@@ -561,5 +551,4 @@ CHAPTER = Chapter(
     },
     charts={"overhead_000": overhead_chart_000, "overhead_001": overhead_chart_001},
     numbers=numbers,
-    originals=ORIGINALS,
 )
