@@ -251,32 +251,40 @@ def table_node(table: Table, lang: str, widths: list[int] | None = None) -> node
     return node
 
 
-class TableDirective(_ChapterDirective):
+class _PieceDirective(_ChapterDirective):
+    """A named piece of a chapter's page (`NAME ID`): a table or a chart."""
+
     required_arguments = 2
     optional_arguments = 0
     option_spec = {"name": directives.unchanged}
+    kind = ""  # "tables" or "charts": the Chapter attribute the ID is looked up in
+
+    def piece(self, doc: dict) -> Any:
+        pieces = getattr(self.chapter(), self.kind)
+        if self.arguments[1] not in pieces:
+            raise ReproError(f"{self.arguments[0]} has no {self.kind[:-1]} {self.arguments[1]!r}; "
+                             f"it has: {', '.join(pieces)}")
+        return pieces[self.arguments[1]](doc["summary"])
 
     def missing(self) -> list[nodes.Node]:
-        return self.placeholder(nodes.table())
+        return self.placeholder(nodes.table() if self.kind == "tables" else nodes.figure())
+
+
+class TableDirective(_PieceDirective):
+    kind = "tables"
 
     def build(self, doc: dict) -> list[nodes.Node]:
-        table = self.chapter().tables[self.arguments[1]](doc["summary"])
-        node = table_node(table, self.lang)
+        node = table_node(self.piece(doc), self.lang)
         self.add_name(node)
         return [node]
 
 
-class ChartDirective(_ChapterDirective):
-    required_arguments = 2
-    optional_arguments = 0
-    option_spec = {"name": directives.unchanged}
-
-    def missing(self) -> list[nodes.Node]:
-        return self.placeholder(nodes.figure())
+class ChartDirective(_PieceDirective):
+    kind = "charts"
 
     def build(self, doc: dict) -> list[nodes.Node]:
         name, chart_id = self.arguments
-        chart = self.chapter().charts[chart_id](doc["summary"])
+        chart = self.piece(doc)
         figure = nodes.figure(classes=["repro-chart"])
         builder = self.env.app.builder
         if builder.format == "html":
