@@ -61,14 +61,15 @@ class Series:
 
 @dataclass
 class Chart:
-    """A grouped bar chart (or lines over numeric categories) drawn at build time."""
+    """A grouped bar chart, lines over numeric categories, or stacked bars (shares that
+    add up per category), drawn at build time."""
 
     title: Text
     categories: list[Text]
     series: list[Series]
     y_label: Text
     x_label: Text | None = None
-    kind: str = "bar"  # "bar" or "line"
+    kind: str = "bar"  # "bar", "line" or "stacked"
 
 
 @dataclass

@@ -51,7 +51,8 @@ class Server:
         """The connection arguments for pgbench/psql run by `_client_exec`."""
         raise NotImplementedError
 
-    def sql(self, query: str, params: tuple | dict | None = None) -> list[tuple]:
+    def sql(self, query: str | psycopg.sql.Composable, params: tuple | dict | None = None
+            ) -> list[tuple]:
         """Run one statement in autocommit mode; return its rows (empty if none)."""
         with psycopg.connect(self.conninfo(), autocommit=True, connect_timeout=10) as conn:
             cur = conn.execute(query, params)
@@ -85,13 +86,14 @@ class Server:
         """Run pgbench with custom scripts ({file name: text}) and per-session GUCs."""
         for name, text in (scripts or {}).items():
             self.put_file(f"/tmp/{name}", text)
-        env = {"PGOPTIONS": " ".join(f"-c {k}={v}" for k, v in (options or {}).items())}
-        out = self.run(["pgbench", *args, *self._client_target()], env)
+        out = self.run(["pgbench", *args, *self._client_target()], _pgoptions(options))
         return parse(out)
 
-    def pgbench_init(self, scale: int, *extra: str) -> None:
-        """Create pgbench's tables at a scale factor (pgbench -i)."""
-        self.run(["pgbench", "-i", "-q", "-s", str(scale), *extra, *self._client_target()])
+    def pgbench_init(self, scale: int, *extra: str, options: dict[str, str] | None = None) -> None:
+        """Create pgbench's tables at a scale factor (pgbench -i); `options` are session GUCs
+        (a search_path puts the tables in another schema)."""
+        self.run(["pgbench", "-i", "-q", "-s", str(scale), *extra, *self._client_target()],
+                 _pgoptions(options))
 
     def setting_rows(self) -> dict[str, str]:
         """Settings not at their default, for provenance."""
@@ -156,6 +158,11 @@ class ContainerServer(Server):
                                      f"back within {timeout_s:.0f} s:\n"
                                      + self.docker.logs(tail=5).decode(errors="replace"))
                 time.sleep(0.05)
+
+
+def _pgoptions(options: dict[str, str] | None) -> dict[str, str]:
+    """Session settings for a client program, as the PGOPTIONS environment variable."""
+    return {"PGOPTIONS": " ".join(f"-c {k}={v}" for k, v in (options or {}).items())}
 
 
 def check_dsn(dsn: str) -> int:
@@ -259,16 +266,23 @@ class Lab:
         return net
 
     def server(self, settings: dict[str, str] | None = None, network: Network | None = None,
-               alias: str | None = None, shm_size: str = "256m") -> ContainerServer:
-        """Start a server whose command line carries `settings` (postgres -c k=v)."""
+               alias: str | None = None, shm_size: str = "256m",
+               entrypoint: list[str] | None = None) -> ContainerServer:
+        """Start a server whose command line carries `settings` (postgres -c k=v).
+
+        `entrypoint` replaces the image's entrypoint; it gets the postgres command line
+        as its arguments (see `standby`)."""
         image = self._image()
         command = ["postgres"]
         for key, value in (settings or {}).items():
             command += ["-c", f"{key}={value}"]
+        kwargs: dict[str, Any] = {"labels": {RUN_LABEL: self.run_id}, "shm_size": shm_size}
+        if entrypoint:
+            kwargs["entrypoint"] = entrypoint
         container = (PostgresContainer(image.name, username=USER, password=PASSWORD, dbname=DB,
                                        driver=None)
                      .with_command(command)
-                     .with_kwargs(labels={RUN_LABEL: self.run_id}, shm_size=shm_size))
+                     .with_kwargs(**kwargs))
         if network is not None:
             container.with_network(network)
             if alias:
@@ -287,6 +301,22 @@ class Lab:
         self._containers.append(container.get_wrapped_container())
         return ContainerServer(container, image, self.major, alias)
 
+    def standby(self, primary: ContainerServer, network: Network, name: str,
+                settings: dict[str, str] | None = None) -> ContainerServer:
+        """A streaming-replication standby of `primary` (same network, reachable by its alias).
+
+        Made as on real hosts: `pg_basebackup -R` with a physical replication slot and the
+        standby's name as `application_name` (what synchronous_standby_names refers to),
+        then the image's own entrypoint starts the server in standby mode.
+        """
+        if primary.alias is None:
+            raise ReproError("a standby needs a primary started with a network alias")
+        conninfo = f"host={primary.alias} user={USER} password={PASSWORD} application_name={name}"
+        script = STANDBY_SCRIPT.format(conninfo=shlex.quote(conninfo), slot=shlex.quote(name),
+                                       host=shlex.quote(primary.alias))
+        return self.server(settings, network=network, alias=name,
+                           entrypoint=["sh", "-c", script, "standby"])
+
     def external(self, dsn: str) -> ExternalServer:
         """An existing server; pgbench and friends run in a helper container on the host network."""
         check_dsn(dsn)
@@ -296,6 +326,19 @@ class Lab:
             labels={RUN_LABEL: self.run_id}, entrypoint=[])
         self._containers.append(helper)
         return ExternalServer(dsn, helper, image)
+
+
+# Runs as root in a standby's container before the image's entrypoint ("$@" is the
+# postgres command line); the entrypoint finds PG_VERSION and skips initdb.
+STANDBY_SCRIPT = """set -eu
+export PATH="/usr/lib/postgresql/$PG_MAJOR/bin:$PATH"
+: "${{PGDATA:=/var/lib/postgresql/data}}"
+as_postgres() {{ setpriv --reuid=postgres --regid=postgres --init-groups "$@"; }}
+mkdir -p "$PGDATA" && chown postgres:postgres "$PGDATA" && chmod 700 "$PGDATA"
+until as_postgres pg_isready -q -h {host}; do sleep 0.1; done
+as_postgres pg_basebackup -d {conninfo} -D "$PGDATA" -R -X stream -c fast -C -S {slot}
+exec /usr/local/bin/docker-entrypoint.sh "$@"
+"""
 
 
 def _interrupt(signum: int, frame: FrameType | None) -> None:

@@ -12,9 +12,12 @@ T = TypeVar("T")
 
 def rotated(items: Sequence[T], round_no: int) -> list[T]:
     """The order in one round: rotated by one each round, so over len(items) rounds
-    every condition runs once in every position (drift and warm-up even out)."""
+    every condition runs once in every position (drift and warm-up even out); every
+    other round also reversed, so a condition does not always follow the same one
+    (what a run leaves behind, e.g. a standby's backlog, cannot favour one condition)."""
     k = round_no % len(items) if items else 0
-    return list(items[k:]) + list(items[:k])
+    order = list(items[k:]) + list(items[:k])
+    return order[::-1] if round_no % 2 else order
 
 
 def median(values: Sequence[float]) -> float:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import platform
+import re
 from pathlib import Path
 from typing import Any
 
@@ -47,5 +48,10 @@ def server(s: Server, role: str) -> dict[str, Any]:
         "role": role,
         "version": s.sql("SELECT version()")[0][0],
         "image": {"name": s.image.name, "id": s.image.id, "origin": s.image.origin} if s.image else None,
-        "settings": s.setting_rows(),
+        "settings": {k: _redacted(v) for k, v in s.setting_rows().items()},
     }
+
+
+def _redacted(value: str) -> str:
+    """Settings such as primary_conninfo carry a password; results are published."""
+    return re.sub(r"(password=)\S+", r"\1***", value)

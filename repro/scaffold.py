@@ -139,15 +139,19 @@ PAGE = '''# {name} (日本語の題)
 (この環境で再現できないこと、その理由)
 '''
 
-TEST = '''"""{name} at tiny scale: every expected finding must hold."""
-from repro.chapter import NOT_REPRODUCED
+TEST = '''"""{name} at tiny scale: every expected finding must hold; the page's pieces build."""
+from chapter_checks import check_pieces_build, failed_expected_findings
 
 
 def test_expected_findings_hold(tiny_results) -> None:
     doc, _ = tiny_results["{name}"]
-    failed = [f["id"] for f in doc["findings"]
-              if f["expected"] and f["status"] == NOT_REPRODUCED]
-    assert not failed, doc["findings"]
+    failed = failed_expected_findings(doc)
+    assert not failed, failed
+
+
+def test_pages_pieces_build_from_the_result(tiny_results) -> None:
+    doc, _ = tiny_results["{name}"]
+    check_pieces_build("{name}", doc)
 '''
 
 

@@ -1,14 +1,13 @@
 """auto_explain at tiny scale: every expected finding must hold; the page's pieces must build."""
+from chapter_checks import check_pieces_build, failed_expected_findings
+
 from repro import registry
-from repro.chapter import NOT_REPRODUCED
 from repro.chapters import auto_explain
 
 
 def test_expected_findings_hold(tiny_results) -> None:
     doc, _ = tiny_results["auto_explain"]
-    failed = [f"{f['id']}: " + ", ".join(f"{m['label']['en']} {m['value']:+.1f}" for m in f["measured"])
-              + f" (holds if {f['condition']['en']})"
-              for f in doc["findings"] if f["expected"] and f["status"] == NOT_REPRODUCED]
+    failed = failed_expected_findings(doc)
     assert not failed, failed
 
 
@@ -26,14 +25,8 @@ def test_every_condition_measured_every_round(tiny_results) -> None:
 
 def test_pages_pieces_build_from_the_result(tiny_results) -> None:
     doc, _ = tiny_results["auto_explain"]
-    chapter = registry.get("auto_explain")
-    for build in chapter.tables.values():
-        table = build(doc["summary"])
-        assert table.rows and all(len(row) == len(table.columns) for row in table.rows)
-    for build in chapter.charts.values():
-        chart = build(doc["summary"])
-        assert all(len(s.values) == len(chart.categories) for s in chart.series)
-    assert set(chapter.numbers(doc["summary"])) >= {"timing.per_loop", "timing.under_1us"}
+    check_pieces_build("auto_explain", doc)
+    assert set(registry.get("auto_explain").numbers(doc["summary"])) >= {"timing.per_loop", "timing.under_1us"}
 
 
 def test_original_changes_match_the_publications() -> None:

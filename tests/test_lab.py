@@ -60,6 +60,25 @@ def test_two_nodes_on_a_private_network() -> None:
         assert beta.sql("SELECT to_regclass('pgbench_branches')") == [(None,)]
 
 
+def test_standby_made_by_pg_basebackup_streams_from_its_primary() -> None:
+    with Lab() as lab:
+        net = lab.network()
+        primary = lab.server(network=net, alias="primary")
+        primary.sql("CREATE TABLE t AS SELECT 1 AS x")
+        standby = lab.standby(primary, net, "s1")
+        assert standby.sql("SELECT pg_is_in_recovery(), count(*) FROM t") == [(True, 1)]
+        assert primary.sql("SELECT application_name, state FROM pg_stat_replication") == [
+            ("s1", "streaming")]
+        assert primary.sql("SELECT slot_name, active FROM pg_replication_slots") == [("s1", True)]
+        primary.sql("INSERT INTO t VALUES (2)")
+        lsn = primary.sql("SELECT pg_current_wal_lsn()")[0][0]
+        for _ in range(100):
+            if standby.sql("SELECT pg_last_wal_replay_lsn() >= %s", (lsn,))[0][0]:
+                break
+            time.sleep(0.05)
+        assert standby.sql("SELECT count(*) FROM t") == [(2,)]
+
+
 def test_cleanup_after_an_exception() -> None:
     with pytest.raises(RuntimeError):
         with Lab() as lab:

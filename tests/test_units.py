@@ -5,8 +5,10 @@ import pytest
 
 from repro import results
 from repro.measure import paired_change, rotated, spread
-from repro.pgtools import parse_test_timing
+from repro.pgtools import parse_test_fsync, parse_test_timing
 from repro.text import Number, Text
+from repro.wal import lsn, lsn_text
+from repro.waits import cpu_split, shares
 
 
 @pytest.mark.parametrize("number, lang, text", [
@@ -27,12 +29,14 @@ def test_text_picks_language() -> None:
     assert (t("ja"), t("en"), t.as_dict()) == ("日本語", "English", {"ja": "日本語", "en": "English"})
 
 
-def test_rotation_puts_every_condition_in_every_position() -> None:
-    items = ["a", "b", "c"]
-    orders = [rotated(items, r) for r in range(3)]
-    assert orders == [["a", "b", "c"], ["b", "c", "a"], ["c", "a", "b"]]
-    for position in range(3):
-        assert {o[position] for o in orders} == set(items)
+def test_rotation_varies_positions_and_predecessors() -> None:
+    items = ["a", "b", "c", "d"]
+    orders = [rotated(items, r) for r in range(4)]
+    assert orders == [["a", "b", "c", "d"], ["a", "d", "c", "b"], ["c", "d", "a", "b"],
+                      ["c", "b", "a", "d"]]
+    for item in items:  # each condition runs first or last at least once, and not always after one other
+        assert {o.index(item) for o in orders} & {0, 3}
+        assert len({o[o.index(item) - 1] for o in orders if o.index(item) > 0}) > 1
 
 
 def test_paired_change_uses_each_round_as_its_own_control() -> None:
@@ -83,3 +87,37 @@ def test_pg_test_timing_parser(data_dir) -> None:
     assert sum(share for _, share, _ in t["histogram"]) == pytest.approx(100, abs=0.01)
     with pytest.raises(ValueError):
         parse_test_timing("nothing here")
+
+
+def test_pg_test_fsync_parser_reads_every_measured_line(data_dir) -> None:
+    for major in (13, 17):
+        rows = parse_test_fsync((data_dir / f"pg_test_fsync_{major}.txt").read_text())
+        one = {r["method"]: r for r in rows if r["section"].endswith("one 8kB write")}
+        assert {"open_datasync", "fdatasync", "fsync", "open_sync"} <= set(one), major
+        assert all(r["ops_per_s"] > 0 and r["usecs"] > 0 for r in rows)
+        assert any(r["section"].startswith("Non-sync") for r in rows)
+
+
+def test_cpu_split_is_vmstat_columns() -> None:
+    # user nice system idle iowait irq softirq steal
+    before = [100, 0, 50, 1000, 10, 0, 0, 5]
+    after = [160, 20, 90, 1060, 30, 5, 5, 15]  # +60 +20 +40 +60 +20 +5 +5 +10 = 220
+    split = cpu_split(before, after)
+    assert split["us"] == pytest.approx(80 / 220 * 100)
+    assert split["sy"] == pytest.approx(50 / 220 * 100)
+    assert split["id"] == pytest.approx(60 / 220 * 100)
+    assert split["wa"] == pytest.approx(20 / 220 * 100)
+    assert split["st"] == pytest.approx(10 / 220 * 100)
+    assert sum(split.values()) == pytest.approx(100)
+
+
+def test_wait_shares_leave_out_samples_on_cpu() -> None:
+    assert shares({"CPU": 50, "Client:ClientRead": 30, "IO:WALSync": 10}) == {
+        "Client:ClientRead": pytest.approx(75.0), "IO:WALSync": pytest.approx(25.0)}
+    assert shares({"CPU": 5}) == {}
+
+
+def test_lsn_round_trip() -> None:
+    assert lsn("16/B374D848") == (0x16 << 32) + 0xB374D848
+    assert lsn_text(lsn("16/B374D848")) == "16/B374D848"
+    assert lsn("0/0") == 0 and lsn_text(0) == "0/0"

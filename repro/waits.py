@@ -1,0 +1,91 @@
+"""Wait-event profiles and CPU time of a measured window, two ways.
+
+- `ActivitySampler` polls pg_stat_activity from the harness at a fixed interval:
+  works on any server, as a DBA could do it in production.
+- `wait_sampling_profile` reads pg_wait_sampling's profile (the extension's
+  collector samples every backend in shared memory, by default every 10 ms).
+
+Both keep only the backends of one application (pgbench's own connections), so
+the walwriter, checkpointer, the sampler's own session and other idle
+background processes never enter a profile.
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+from .lab import Server
+from .poller import Poller
+
+CPU = "CPU"  # a sample of a backend that was not waiting (pg_wait_sampling's NULL event)
+CPU_FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
+
+Profile = dict[str, int]  # "event_type:event" -> samples
+
+
+def event_key(event_type: str | None, event: str | None) -> str:
+    return CPU if event is None else f"{event_type}:{event}"
+
+
+class ActivitySampler(Poller):
+    """Samples wait events of one application's backends from pg_stat_activity.
+
+    Use as a context manager around the measured window; afterwards `profile`
+    holds the samples per event and `pids` the backends seen.
+    """
+
+    QUERY = ("SELECT pid, wait_event_type, wait_event FROM pg_stat_activity "
+             "WHERE application_name = %s AND backend_type = 'client backend' AND pid <> pg_backend_pid()")
+
+    def __init__(self, server: Server, application: str = "pgbench", interval_s: float = 0.01):
+        super().__init__(server, self.QUERY, (application,), interval_s)
+        self.profile: Profile = Counter()
+        self.pids: set[int] = set()
+
+    def take(self, rows: list[tuple]) -> None:
+        for pid, event_type, event in rows:
+            self.profile[event_key(event_type, event)] += 1
+            self.pids.add(pid)
+
+
+def reset_wait_sampling(server: Server) -> None:
+    server.sql("SELECT pg_wait_sampling_reset_profile()")
+
+
+def wait_sampling_profile(server: Server, pids: set[int]) -> Profile:
+    """pg_wait_sampling's profile since the last reset, for the given backends only."""
+    rows = server.sql("SELECT pid, event_type, event, count FROM pg_wait_sampling_profile "
+                      "WHERE pid = ANY(%s)", (list(pids),))
+    profile: Profile = Counter()
+    for _, event_type, event, count in rows:
+        profile[event_key(event_type, event)] += int(count)
+    return profile
+
+
+def shares(profile: Profile) -> dict[str, float]:
+    """Each wait event's share in % of the samples that waited (CPU samples left out,
+    as the original's `WHERE event IS NOT NULL`)."""
+    waiting = {k: v for k, v in profile.items() if k != CPU}
+    total = sum(waiting.values())
+    return {k: v / total * 100 for k, v in sorted(waiting.items())} if total else {}
+
+
+def cpu_times(server: Server) -> list[int]:
+    """The machine's aggregate CPU counters (/proc/stat "cpu" line, in ticks).
+
+    Read inside the container: /proc/stat is not namespaced, so this is the whole
+    host, like vmstat on the original's VM (pgbench runs there too).
+    """
+    line = server.run(["head", "-n", "1", "/proc/stat"]).split()
+    if not line or line[0] != "cpu":
+        raise ValueError(f"unexpected /proc/stat first line: {' '.join(line)!r}")
+    return [int(x) for x in line[1:1 + len(CPU_FIELDS)]]
+
+
+def cpu_split(before: list[int], after: list[int]) -> dict[str, float]:
+    """vmstat's us/sy/id/wa (plus st) in % of the ticks between two readings."""
+    d = dict(zip(CPU_FIELDS, (b - a for a, b in zip(before, after, strict=True))))
+    total = sum(d.values()) or 1
+    return {"us": (d["user"] + d["nice"]) / total * 100,
+            "sy": (d["system"] + d["irq"] + d["softirq"]) / total * 100,
+            "wa": d["iowait"] / total * 100, "st": d["steal"] / total * 100,
+            "id": d["idle"] / total * 100}
