@@ -27,7 +27,7 @@ def test_new_chapter_runs_and_is_wired(tree: Path) -> None:
         "repro/chapters/demo_chapter.py", "docs/chapters/demo_chapter.md",
         "tests/test_chapter_demo_chapter.py", "docs/index.md"}
     toc = (tree / "docs" / "index.md").read_text()
-    assert "chapters/auto_explain\nchapters/demo_chapter\n" in toc
+    assert "chapters/replication\nchapters/demo_chapter\n" in toc  # appended after the last chapter
     spec = importlib.util.spec_from_file_location(
         "repro.chapters.demo_chapter", tree / "repro" / "chapters" / "demo_chapter.py")
     module = importlib.util.module_from_spec(spec)
