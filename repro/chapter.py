@@ -133,3 +133,25 @@ class Chapter:
                 "reason": outcome.reason.as_dict() if outcome.reason else None,
             })
         return rows
+
+
+def _parameter(value: Any) -> Number | str:
+    """A scale parameter as a cell: a number, or a list of client counts ("1–24", "1, 4, 16")."""
+    if isinstance(value, list):
+        consecutive = value == list(range(value[0], value[-1] + 1))
+        return f"{value[0]}–{value[-1]}" if consecutive and len(value) > 2 else ", ".join(map(str, value))
+    return Number(value, "", 0)
+
+
+def scaling_table(rows: list[tuple[str, Text]], original: dict[str, Any],
+                  scales: dict[str, dict[str, Any]]) -> Callable[[dict[str, Any]], Table]:
+    """The page's "what was scaled" table: each parameter in the original and at every scale
+    (it does not depend on the result)."""
+    def build(summary: dict[str, Any]) -> Table:
+        cells = [[label, _parameter(original[key]), *(_parameter(scales[s][key]) for s in SCALES)]
+                 for key, label in rows]
+        return Table(Text("原典と各スケールのパラメータ", "Parameters: the original and each scale"),
+                     [Text("項目", "Parameter"), Text("原典", "Original"),
+                      *(Text(s, s) for s in SCALES)], cells)
+    return build
+

@@ -16,7 +16,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..chapter import Chapter, Chart, Finding, Outcome, RunContext, Series, Table
+from ..chapter import (Chapter, Chart, Finding, Outcome, RunContext, Series, Table,
+                       scaling_table)
 from ..lab import Server
 from ..measure import median, paired_change, run_rounds, spread
 from ..pgtools import parse_test_timing
@@ -428,15 +429,6 @@ SCALE_ROWS = [
 ]
 
 
-def scaling_table(s: dict) -> Table:
-    """What each scale runs, against the originals' parameters (independent of the result)."""
-    rows = [[label, Number(ORIGINAL_SCALE[key], "", 0),
-             *(Number(SCALES[scale][key], "", 0) for scale in ("tiny", "default", "full"))]
-            for key, label in SCALE_ROWS]
-    return Table(Text("原典と各スケールのパラメータ", "Parameters: the originals and each scale"),
-                 [Text("項目", "Parameter"), Text("原典", "Original"), Text("tiny", "tiny"),
-                  Text("default", "default"), Text("full", "full")], rows)
-
 
 def _label(condition: str) -> Text:
     return LABELS.get(condition) or LABELS[condition.split("/")[1]]
@@ -546,7 +538,7 @@ CHAPTER = Chapter(
                                             "1e6-row count, parallel query off"),
                                        "count_serial", 2, list(COUNT_CONDITIONS)),
         "tpcb": tpcb_table,
-        "scaling": scaling_table,
+        "scaling": scaling_table(SCALE_ROWS, ORIGINAL_SCALE, SCALES),
         "timing": timing_table,
     },
     charts={"overhead_000": overhead_chart_000, "overhead_001": overhead_chart_001},

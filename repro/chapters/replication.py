@@ -21,7 +21,8 @@ from typing import Any
 
 from psycopg import sql
 
-from ..chapter import Chapter, Chart, Finding, Outcome, RunContext, Series, Table
+from ..chapter import (Chapter, Chart, Finding, Outcome, RunContext, Series, Table,
+                       scaling_table)
 from ..errors import ReproError
 from ..lab import ContainerServer
 from ..measure import median, paired_change, run_rounds, spread
@@ -450,14 +451,6 @@ SCALE_ROWS = [
 ]
 
 
-def scaling_table(s: dict) -> Table:
-    rows = [[label, Number(ORIGINAL_SCALE[key], "", 0),
-             *(Number(SCALES[scale][key], "", 0) for scale in ("tiny", "default", "full"))]
-            for key, label in SCALE_ROWS]
-    return Table(Text("原典と各スケールのパラメータ", "Parameters: the original and each scale"),
-                 [Text("項目", "Parameter"), Text("原典", "Original"), Text("tiny", "tiny"),
-                  Text("default", "default"), Text("full", "full")], rows)
-
 
 def numbers(s: dict) -> dict[str, Number]:
     c = s["conditions"]
@@ -483,7 +476,8 @@ CHAPTER = Chapter(
                                           ["async1", "async2", "async3"]),
             "pattern_b": _tps_table(Text("検証 B: 3 台のうち同期の台数", "Pattern B: synchronous among 3 standbys"),
                                     PATTERN_B),
-            "consistency": consistency_table, "checksums": checksum_table, "scaling": scaling_table},
+            "consistency": consistency_table, "checksums": checksum_table,
+            "scaling": scaling_table(SCALE_ROWS, ORIGINAL_SCALE, SCALES)},
     charts={"pattern_a": _ratio_chart(
                 Text("検証 A: スタンバイの台数と TPS", "Pattern A: standbys and TPS"),
                 [Text(f"{n} 台", f"{n} standby" + ("s" if n > 1 else "")) for n in (1, 2, 3)],

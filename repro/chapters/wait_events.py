@@ -17,7 +17,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from ..chapter import Chapter, Chart, Finding, Outcome, RunContext, Series, Table
+from ..chapter import (Chapter, Chart, Finding, Outcome, RunContext, Series, Table,
+                       scaling_table)
 from ..lab import Server
 from ..measure import median, run_rounds
 from ..pgtools import parse_test_fsync
@@ -431,20 +432,6 @@ SCALE_ROWS = [
 ]
 
 
-def _param(value: Any) -> Number | str:
-    if isinstance(value, list):
-        return f"{value[0]}–{value[-1]}" if value == list(range(value[0], value[-1] + 1)) \
-            else ", ".join(map(str, value))
-    return Number(value, "", 0)
-
-
-def scaling_table(s: dict) -> Table:
-    rows = [[label, _param(ORIGINAL_SCALE[key]),
-             *(_param(SCALES[scale][key]) for scale in ("tiny", "default", "full"))]
-            for key, label in SCALE_ROWS]
-    return Table(Text("原典と各スケールのパラメータ", "Parameters: the original and each scale"),
-                 [Text("項目", "Parameter"), Text("原典", "Original"), Text("tiny", "tiny"),
-                  Text("default", "default"), Text("full", "full")], rows)
 
 
 def numbers(s: dict) -> dict[str, Number]:
@@ -471,7 +458,7 @@ CHAPTER = Chapter(
     findings=FINDINGS,
     steps=steps,
     tables={"throughput": throughput_table, "methods": methods_table, "fsync": fsync_table,
-            "scaling": scaling_table},
+            "scaling": scaling_table(SCALE_ROWS, ORIGINAL_SCALE, SCALES)},
     charts={"tps": _per_mode_chart(Text("TPS とクライアント数", "TPS against clients"), "tps",
                                    Text("TPS", "TPS")),
             "latency": _per_mode_chart(Text("平均レイテンシとクライアント数", "Latency against clients"),
