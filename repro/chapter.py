@@ -154,4 +154,3 @@ def scaling_table(rows: list[tuple[str, Text]], original: dict[str, Any],
                      [Text("項目", "Parameter"), Text("原典", "Original"),
                       *(Text(s, s) for s in SCALES)], cells)
     return build
-

@@ -429,7 +429,6 @@ SCALE_ROWS = [
 ]
 
 
-
 def _label(condition: str) -> Text:
     return LABELS.get(condition) or LABELS[condition.split("/")[1]]
 

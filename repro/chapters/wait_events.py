@@ -157,7 +157,6 @@ def summarize(measured: dict[str, list[dict]], fsync: list[dict], clients: list[
                                  None)}
 
 
-
 # -- findings -----------------------------------------------------------------------------
 
 # Thresholds, set from repeated default-scale runs (see the page and the issue note).
@@ -167,7 +166,7 @@ WAL_LARGE_PCT = 10.0
 WALWRITE_MAX_PCT = 10.0  # ... and LWLock:WALWrite at least this at the most clients
 WAL_GONE_PCT = 2.0  # unlogged / async: WAL-flush waits below this everywhere
 PEAK_RATIO = 1.3  # unlogged / async peak TPS at least this times normal's peak
-CPU_LIMIT_IDLE_PCT = 10.0  # "at the CPU limit": idle below this at the peak
+CPU_LIMIT_IDLE_PCT = 10.0  # "at the CPU limit": idle below this at some client count
 XID_MAX_PCT = 5.0  # Lock:transactionid at least this share at the most clients
 
 
@@ -430,8 +429,6 @@ SCALE_ROWS = [
     ("seconds", Text("1 回の実行時間 [s]", "run length [s]")),
     ("rounds", Text("繰り返し (ラウンド)", "repetitions (rounds)")),
 ]
-
-
 
 
 def numbers(s: dict) -> dict[str, Number]:
