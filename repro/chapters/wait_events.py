@@ -160,9 +160,10 @@ def summarize(measured: dict[str, list[dict]], fsync: list[dict], clients: list[
 # -- findings -----------------------------------------------------------------------------
 
 # Thresholds, set from repeated default-scale runs (see the page and the issue note).
-# normal mode: WAL-flush waits at least this share at every client count. pg_wait_sampling gave
-# 21-24 % at the lowest; polling pg_stat_activity gave 13-14 % at one client in some runs (F5).
-WAL_LARGE_PCT = 10.0
+# normal mode: WAL-flush waits at least this share at every client count. Over 11 runs (6 default,
+# 5 tiny) the lowest share was 21-24 % with pg_wait_sampling and 9.5-24 % polling pg_stat_activity
+# (always at 1 client; F5 judges F1 on those shares too); unlogged and async stayed <= 0.04 %.
+WAL_LARGE_PCT = 5.0
 WALWRITE_MAX_PCT = 10.0  # ... and LWLock:WALWrite at least this at the most clients
 WAL_GONE_PCT = 2.0  # unlogged / async: WAL-flush waits below this everywhere
 PEAK_RATIO = 1.3  # unlogged / async peak TPS at least this times normal's peak
