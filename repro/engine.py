@@ -43,6 +43,11 @@ def client() -> docker.DockerClient:
     return c
 
 
+def is_local() -> bool:
+    """Whether the engine runs on this machine (so containers share this machine's CPUs)."""
+    return os.environ.get("DOCKER_HOST", "unix://").startswith("unix:")
+
+
 def _local(name: str) -> docker.models.images.Image | None:
     try:
         return client().images.get(name)

@@ -13,21 +13,22 @@ import signal
 import tarfile
 import time
 import uuid
+from collections.abc import Sequence
 from types import FrameType, TracebackType
 from typing import Any
 
+from . import engine
+from .errors import ReproError
+from .pgbench import PgbenchResult, parse
+
 os.environ.setdefault("TESTCONTAINERS_RYUK_DISABLED", "true")  # no reaper image offline
-if "DOCKER_HOST" not in os.environ or os.environ["DOCKER_HOST"].startswith("unix:"):
+if engine.is_local():
     os.environ.setdefault("TESTCONTAINERS_HOST_OVERRIDE", "127.0.0.1")
 os.environ.setdefault("TC_POOLING_INTERVAL", "0.1")  # readiness poll; the default is 1 s
 
 import psycopg  # noqa: E402
 from testcontainers.core.network import Network  # noqa: E402
 from testcontainers.community.postgres import PostgresContainer  # noqa: E402
-
-from . import engine  # noqa: E402
-from .errors import ReproError  # noqa: E402
-from .pgbench import PgbenchResult, parse  # noqa: E402
 
 RUN_LABEL = "io.repro.run"
 USER, PASSWORD, DB = "postgres", "repro", "bench"
@@ -127,6 +128,21 @@ class ContainerServer(Server):
 
     def _client_target(self) -> list[str]:
         return ["-h", SOCKET_DIR, "-U", USER, DB]
+
+    def pin(self, cpu: int, pids: Sequence[int] = (), commands: Sequence[str] = ()) -> None:
+        """Bind processes of the container (by pid, or every process running one of
+        `commands`, found in /proc) to one CPU with taskset, as the postgres user, who owns
+        the server's and the client programs' processes: no extra capability is needed.
+        A process that has exited meanwhile is no error."""
+        named = " ".join(shlex.quote(c) for c in commands)
+        script = (f"set -e; for p in {' '.join(str(int(p)) for p in pids)} $(for d in /proc/[0-9]*; do "
+                  f"for c in {named or '-'}; do [ \"$(cat $d/comm 2>/dev/null)\" = \"$c\" ] && "
+                  f"echo ${{d#/proc/}}; done; done); do taskset -p -c {int(cpu)} $p > /dev/null || "
+                  f"[ ! -d /proc/$p ]; done")
+        result = self.docker.exec_run(["sh", "-c", script], user="postgres")
+        if result.exit_code != 0:
+            raise ReproError(f"could not bind processes to CPU {cpu}: "
+                             f"{result.output.decode(errors='replace').strip()}")
 
     def restart(self, settings: dict[str, str]) -> None:
         """Restart with `settings` as the ALTER SYSTEM layer (replacing the previous one).

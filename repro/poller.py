@@ -16,6 +16,7 @@ class Poller:
 
     Polls on a fixed schedule (not sleep-after-query), so the rate does not drift; an
     error in the thread is raised in the caller's thread when the window ends.
+    `round_trips_ms` holds how long each poll took from sending the query to its answer.
     """
 
     def __init__(self, server: Server, query: str, params: tuple = (), interval_s: float = 0.01):
@@ -24,6 +25,7 @@ class Poller:
         self.params = params
         self.interval_s = interval_s
         self.polls = 0
+        self.round_trips_ms: list[float] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._poll, daemon=True)
         self._error: BaseException | None = None
@@ -48,7 +50,10 @@ class Poller:
         next_at = time.monotonic()
         try:
             while not self._stop.is_set():
-                self.take(self._conn.execute(self.query, self.params).fetchall())
+                sent = time.monotonic()
+                rows = self._conn.execute(self.query, self.params).fetchall()
+                self.round_trips_ms.append((time.monotonic() - sent) * 1000)
+                self.take(rows)
                 self.polls += 1
                 next_at += self.interval_s
                 self._stop.wait(max(0.0, next_at - time.monotonic()))

@@ -9,7 +9,9 @@ and unlogged ones in the schema `unlogged` (pgbench finds them through its
 search_path). The modes differ only in session settings, so every mode and
 client count runs on the same server, interleaved round by round. Each run
 samples wait events twice, with pg_wait_sampling and by polling
-pg_stat_activity, and reads the machine's CPU counters before and after.
+pg_stat_activity, reads the time the server measured in WAL fsyncs, and reads
+the machine's CPU counters before and after. Two control runs at 1 client put
+the poll's backend on the CPU of pgbench and its backend, or on the other one.
 """
 from __future__ import annotations
 
@@ -17,14 +19,16 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from .. import engine
 from ..chapter import (Chapter, Chart, Finding, Outcome, RunContext, Series, Table,
                        scaling_table)
 from ..lab import Server
 from ..measure import median, run_rounds
 from ..pgtools import parse_test_fsync
 from ..text import Number, Text
-from ..waits import (CPU, ActivitySampler, cpu_split, cpu_times, reset_wait_sampling, shares,
-                     wait_sampling_profile)
+from ..waits import (CPU, ActivitySampler, PinnedActivitySampler, cpu_split, cpu_times,
+                     reset_wait_sampling, reset_wal_stats, shares, wait_sampling_profile,
+                     wait_until_gone, wal_syncs)
 
 # -- the original publication (003) ------------------------------------------------
 
@@ -46,6 +50,10 @@ MODES = {  # mode -> (schema of its tables, session settings)
     "unlogged": ("unlogged", {"search_path": "unlogged"}),
     "async": ("public", {"synchronous_commit": "off"}),
 }
+# Not in 003: the server times its own WAL fsyncs (14+), a duration to check the samplers against.
+MEASURING = {"track_wal_io_timing": "on"}
+WORKLOAD_CPU = 0  # control runs: pgbench and its backend run here ...
+CONTROLS = {"same_cpu": 0, "own_cpu": 1}  # ... and the poll's backend (and thread) here
 SCALES = {
     # clients: pgbench -c (and -j, one thread per client as in 003); seconds: one run;
     # rounds: repetitions of every mode x clients, interleaved; fsync_s: pg_test_fsync -s
@@ -72,49 +80,70 @@ def _vacuum(server: Server, schema: str) -> None:
     server.sql(f"TRUNCATE {schema}.pgbench_history")
 
 
-def _measure(server: Server, mode: str, clients: int, seconds: int) -> Any:
+def _measure(server: Server, condition: str, mode: str, clients: int, seconds: int,
+             sampler: Any = ActivitySampler) -> Any:
+    """One pgbench run of `mode`; `sampler(server)` is the pg_stat_activity poll to use."""
     schema, options = MODES[mode]
 
     def one() -> dict[str, dict[str, Any]]:
         _vacuum(server, schema)
         reset_wait_sampling(server)
+        reset_wal_stats(server)
         cpu_before = cpu_times(server)
-        with ActivitySampler(server) as sampler:
+        with sampler(server) as poll:
             r = server.pgbench(["-n", "-c", str(clients), "-j", str(clients), "-T", str(seconds)],
                                options=options)
         cpu_after = cpu_times(server)
-        return {f"{mode}/{clients}": {
+        wait_until_gone(server)  # a backend reports its WAL statistics when it exits
+        synced = wal_syncs(server)
+        return {condition: {
             "tps": r.tps, "latency_ms": r.latency_avg_ms, "cpu": cpu_split(cpu_before, cpu_after),
-            "waits_sampling": dict(wait_sampling_profile(server, sampler.pids)),
-            "waits_activity": dict(sampler.profile), "backends": len(sampler.pids),
-            "polls": sampler.polls}}
+            "waits_sampling": dict(wait_sampling_profile(server, poll.pids)),
+            "waits_activity": dict(poll.profile), "backends": len(poll.pids),
+            "polls": poll.polls, "poll_ms": median(poll.round_trips_ms),
+            "wal_sync_ms": synced[0] if synced else None, "wal_syncs": synced[1] if synced else None}}
     return one
+
+
+def _controls(server: Server, seconds: int) -> dict[str, Any]:
+    """1 client, normal mode, pgbench and its backend bound to one CPU, the poll's backend to
+    the same CPU or to the other one (needs 2 CPUs in the engine)."""
+    if engine.client().info().get("NCPU", 1) < 2:
+        return {}
+    return {f"control · poll on {'the same' if cpu == WORKLOAD_CPU else 'its own'} CPU":
+            _measure(server, f"control/{name}", "normal", 1, seconds,
+                     lambda s, cpu=cpu: PinnedActivitySampler(s, cpu, WORKLOAD_CPU))
+            for name, cpu in CONTROLS.items()}
 
 
 def run(ctx: RunContext) -> dict[str, Any]:
     p = ctx.params
     ctx.progress.step(f"server with pg_wait_sampling; pgbench -i -s {p['pgbench_scale']}, "
                       f"logged and unlogged")
-    server = ctx.server("TPC-B, pg_wait_sampling", SETTINGS)
+    server = ctx.server("TPC-B, pg_wait_sampling",
+                        {**SETTINGS, **(MEASURING if ctx.lab.major >= 14 else {})})
     _prepare(server, p["pgbench_scale"])
+    # older pg_wait_sampling (before the sample_cpu setting) leaves non-waiting samples out
+    counts_cpu = server.sql("SELECT current_setting('pg_wait_sampling.sample_cpu', true)")[0][0] == "on"
     ctx.progress.step("pg_test_fsync")
     fsync_output = server.run(["pg_test_fsync", "-s", str(p["fsync_s"]), "-f", FSYNC_FILE])
-    runs = {f"{mode} · {c} clients": _measure(server, mode, c, p["seconds"])
+    runs = {f"{mode} · {c} clients": _measure(server, f"{mode}/{c}", mode, c, p["seconds"])
             for mode in MODES for c in p["clients"]}
+    runs |= _controls(server, p["seconds"])
     measured = run_rounds(p["rounds"], runs, ctx.progress)
     fsync = parse_test_fsync(fsync_output)
-    return {"raw": {"pgbench": measured, "pg_test_fsync": fsync},
-            "summary": summarize(measured, fsync, p["clients"])}
+    return {"raw": {"pgbench": measured, "pg_test_fsync": fsync, "sampling_counts_cpu": counts_cpu},
+            "summary": summarize(measured, fsync, p["clients"], p["seconds"], counts_cpu)}
 
 
 def steps(p: dict[str, Any]) -> int:
-    return 2 + p["rounds"] * len(MODES) * len(p["clients"])
+    return 2 + p["rounds"] * (len(MODES) * len(p["clients"]) + len(CONTROLS))
 
 
 # -- summary -----------------------------------------------------------------------------
 
 # Wait events that mean "waiting for the WAL to reach the disk". Their names changed:
-# the LWLock was WALWriteLock up to 13; IO events are WALSync/WALWrite up to 16 and
+# the LWLock was WALWriteLock up to 12 (renamed in 13); IO events are WALSync/WALWrite up to 16 and
 # WalSync/WalWrite from 17. Keys are compared in lower case; values are the names shown.
 CANONICAL = {"lwlock:walwritelock": "LWLock:WALWrite", "lwlock:walwrite": "LWLock:WALWrite",
              "io:walsync": "IO:WALSync", "io:walwrite": "IO:WALWrite"}
@@ -135,13 +164,28 @@ def _pooled(rows: list[dict], field: str) -> dict[str, int]:
     return dict(total)
 
 
-def summarize(measured: dict[str, list[dict]], fsync: list[dict], clients: list[int]
-              ) -> dict[str, Any]:
+def _of_all(profile: dict[str, int]) -> dict[str, float]:
+    """Each event's share of all samples, CPU included: of the backends' time, not their waits."""
+    total = sum(profile.values())
+    return {k: v / total * 100 for k, v in sorted(profile.items())} if total else {}
+
+
+def summarize(measured: dict[str, list[dict]], fsync: list[dict], clients: list[int],
+              seconds: float, sampling_counts_cpu: bool) -> dict[str, Any]:
     conditions = {}
     for condition, rows in measured.items():
         sampling, activity = _pooled(rows, "waits_sampling"), _pooled(rows, "waits_activity")
         all_samples = sum(sampling.values())
+        timed = [r["wal_sync_ms"] for r in rows if r.get("wal_sync_ms") is not None]
+        syncs = sum(r["wal_syncs"] for r in rows if r.get("wal_syncs") is not None)
         conditions[condition] = {
+            # time in WAL fsyncs as the server measured it, in % of the runs' length
+            "wal_sync_time_pct": sum(timed) / (len(rows) * seconds * 1000) * 100
+            if len(timed) == len(rows) else None,
+            "wal_sync_mean_ms": sum(timed) / syncs if timed and syncs else None,
+            "of_all_sampling": _of_all(sampling) if sampling_counts_cpu else {},
+            "of_all_activity": _of_all(activity),
+            "poll_ms": median([r["poll_ms"] for r in rows]),
             "tps": median([r["tps"] for r in rows]),
             "latency_ms": median([r["latency_ms"] for r in rows]),
             "tps_runs": [r["tps"] for r in rows],
@@ -149,10 +193,10 @@ def summarize(measured: dict[str, list[dict]], fsync: list[dict], clients: list[
             "cpu": {k: sum(r["cpu"][k] for r in rows) / len(rows) for k in rows[0]["cpu"]},
             "shares_sampling": shares(sampling), "shares_activity": shares(activity),
             "samples_sampling": all_samples, "samples_activity": sum(activity.values()),
-            "cpu_samples_pct": sampling.get(CPU, 0) / all_samples * 100 if all_samples else None,
         }
     one_write = [r for r in fsync if r["section"].endswith("one 8kB write")]
     return {"clients": clients, "conditions": conditions, "fsync": fsync,
+            "sampling_counts_cpu": sampling_counts_cpu,
             "fdatasync_us": next((r["usecs"] for r in one_write if r["method"] == "fdatasync"),
                                  None)}
 
@@ -160,15 +204,21 @@ def summarize(measured: dict[str, list[dict]], fsync: list[dict], clients: list[
 # -- findings -----------------------------------------------------------------------------
 
 # Thresholds, set from repeated default-scale runs (see the page and the issue note).
-# normal mode: WAL-flush waits at least this share at every client count. Over 11 runs (6 default,
-# 5 tiny) the lowest share was 21-24 % with pg_wait_sampling and 9.5-24 % polling pg_stat_activity
-# (always at 1 client; F5 judges F1 on those shares too); unlogged and async stayed <= 0.04 %.
-WAL_LARGE_PCT = 5.0
+# normal mode: WAL-flush waits at least this share at every client count (pg_wait_sampling: the
+# lowest share over 11 earlier runs was 21-24 %, always at 1 client; unlogged/async <= 0.04 %).
+WAL_LARGE_PCT = 10.0
 WALWRITE_MAX_PCT = 10.0  # ... and LWLock:WALWrite at least this at the most clients
 WAL_GONE_PCT = 2.0  # unlogged / async: WAL-flush waits below this everywhere
 PEAK_RATIO = 1.3  # unlogged / async peak TPS at least this times normal's peak
 CPU_LIMIT_IDLE_PCT = 10.0  # "at the CPU limit": idle below this at some client count
 XID_MAX_PCT = 5.0  # Lock:transactionid at least this share at the most clients
+# F6: a poll's IO:WALSync share of all samples against the time the server measured in WAL
+# fsyncs. Sharing the CPU with the sampled backend: 0.05-0.13 of it; with a CPU of its own:
+# 0.74-1.08 (probe of 12 windows of 6 s on 17 and 18, see the issue note).
+SAME_CPU_MAX_RATIO = 0.5
+OWN_CPU_RATIO = (0.6, 1.4)
+# F7: pg_wait_sampling's IO:WALSync share of all samples against the same measured time (1 client).
+SAMPLING_RATIO = (0.7, 1.3)
 
 
 def _share(s: dict, mode: str, clients: int, event: str, method: str = "sampling") -> float:
@@ -176,13 +226,13 @@ def _share(s: dict, mode: str, clients: int, event: str, method: str = "sampling
     return sum(values.get(e, 0.0) for e in (WAL_FLUSH if event == "WAL" else (event,)))
 
 
-def _points(s: dict) -> tuple[int, int, int]:
-    """The fewest, a middle and the most clients: where "grows with clients" is judged."""
-    c = s["clients"]
-    return c[0], c[len(c) // 2], c[-1]
+def _points(clients: list[int]) -> list[int]:
+    """The fewest, a middle and the most clients (distinct): where "grows with clients" is
+    judged."""
+    return sorted({clients[0], clients[len(clients) // 2], clients[-1]})
 
 
-def _pct(value: float) -> Number:
+def _pct(value: float | None) -> Number:
     return Number(value, "%", 1)
 
 
@@ -195,30 +245,36 @@ def _grows(values: list[float]) -> bool:
     return all(a < b for a, b in zip(values, values[1:]))
 
 
-def f1(s: dict, method: str = "sampling") -> Outcome:
-    lo, mid, hi = _points(s)
-    wal = {c: _share(s, "normal", c, "WAL", method) for c in s["clients"]}
-    walwrite = [_share(s, "normal", c, "LWLock:WALWrite", method) for c in (lo, mid, hi)]
+def _arrow(points: list[int]) -> str:
+    return " → ".join(map(str, points))
+
+
+def f1(s: dict, method: str = "sampling", clients: list[int] | None = None) -> Outcome:
+    clients = clients or s["clients"]
+    points = _points(clients)
+    wal = {c: _share(s, "normal", c, "WAL", method) for c in clients}
+    walwrite = [_share(s, "normal", c, "LWLock:WALWrite", method) for c in points]
     holds = (min(wal.values()) >= WAL_LARGE_PCT and _grows(walwrite)
              and walwrite[-1] >= WALWRITE_MAX_PCT)
     smallest = min(wal, key=wal.get)
     measured = [(Text(f"WAL フラッシュ待ちの最小 ({smallest} クライアント)",
                       f"WAL-flush waits, lowest ({smallest} clients)"), _pct(wal[smallest]))]
     measured += [(Text(f"LWLock:WALWrite、{c} クライアント", f"LWLock:WALWrite, {c} clients"),
-                  _pct(v)) for c, v in zip((lo, mid, hi), walwrite)]
+                  _pct(v)) for c, v in zip(points, walwrite)]
     return Outcome(holds, measured, Text(
         f"通常モード: WAL フラッシュ待ちが全クライアント数で ≥ {WAL_LARGE_PCT:g} %、"
-        f"LWLock:WALWrite が {lo} → {mid} → {hi} クライアントで増え、最後は ≥ {WALWRITE_MAX_PCT:g} %",
+        f"LWLock:WALWrite が {_arrow(points)} クライアントで増え、最後は ≥ {WALWRITE_MAX_PCT:g} %",
         f"normal mode: WAL-flush waits ≥ {WAL_LARGE_PCT:g} % at every client count; "
-        f"LWLock:WALWrite grows from {lo} to {mid} to {hi} clients, ending ≥ {WALWRITE_MAX_PCT:g} %"))
+        f"LWLock:WALWrite grows along {_arrow(points)} clients, ending ≥ {WALWRITE_MAX_PCT:g} %"))
 
 
-def f2(s: dict, method: str = "sampling") -> Outcome:
+def f2(s: dict, method: str = "sampling", clients: list[int] | None = None) -> Outcome:
+    clients = clients or s["clients"]
     holds, measured = True, []
     for mode in ("unlogged", "async"):
-        wal = max(_share(s, mode, c, "WAL", method) for c in s["clients"])
-        lowest_read = min(s["clients"], key=lambda c: _share(s, mode, c, CLIENT_READ, method))
-        for c in s["clients"]:
+        wal = max(_share(s, mode, c, "WAL", method) for c in clients)
+        lowest_read = min(clients, key=lambda c: _share(s, mode, c, CLIENT_READ, method))
+        for c in clients:
             values = s["conditions"][f"{mode}/{c}"][f"shares_{method}"]
             holds &= bool(values) and max(values, key=values.get) == CLIENT_READ
         holds &= wal < WAL_GONE_PCT
@@ -257,49 +313,119 @@ def f3(s: dict) -> Outcome:
         f"and their CPU idle < {CPU_LIMIT_IDLE_PCT:g} % at some client count (the CPU limit)"))
 
 
-def f4(s: dict, method: str = "sampling") -> Outcome:
-    lo, mid, hi = _points(s)
+def f4(s: dict, method: str = "sampling", clients: list[int] | None = None) -> Outcome:
+    points = _points(clients or s["clients"])
     holds, measured = True, []
     for mode in MODES:
-        values = [_share(s, mode, c, TRANSACTIONID, method) for c in (lo, mid, hi)]
+        values = [_share(s, mode, c, TRANSACTIONID, method) for c in points]
         holds &= _grows(values) and values[-1] >= XID_MAX_PCT
-        measured += [(_at(mode, c), _pct(v)) for c, v in zip((lo, mid, hi), values)]
+        measured += [(_at(mode, c), _pct(v)) for c, v in zip(points, values)]
     return Outcome(holds, measured, Text(
-        f"3 モードとも Lock:transactionid が {lo} → {mid} → {hi} クライアントで増え、"
-        f"{hi} クライアントで ≥ {XID_MAX_PCT:g} %",
-        f"in all three modes Lock:transactionid grows from {lo} to {mid} to {hi} clients and "
-        f"reaches ≥ {XID_MAX_PCT:g} % at {hi}"))
+        f"3 モードとも Lock:transactionid が {_arrow(points)} クライアントで増え、"
+        f"{points[-1]} クライアントで ≥ {XID_MAX_PCT:g} %",
+        f"in all three modes Lock:transactionid grows along {_arrow(points)} clients and "
+        f"reaches ≥ {XID_MAX_PCT:g} % at {points[-1]}"))
 
 
-def method_gaps(s: dict) -> dict[str, float]:
+def _several(s: dict) -> list[int]:
+    """The client counts from 2 on, where F5 compares the methods."""
+    return [c for c in s["clients"] if c >= 2]
+
+
+def method_gaps(s: dict, clients: list[int] | None = None) -> dict[str, float]:
     """Per mode and client count: the largest gap between the two methods' shares (points),
     over the events the findings use."""
     return {f"{mode}/{c}": max(abs(_share(s, mode, c, e) - _share(s, mode, c, e, "activity"))
                                for e in ("WAL", CLIENT_READ, TRANSACTIONID))
-            for mode in MODES for c in s["clients"]}
+            for mode in MODES for c in clients or s["clients"]}
+
+
+def _largest(shares_: dict[str, float]) -> str | None:
+    return max(shares_, key=shares_.get) if shares_ else None
 
 
 def f5(s: dict) -> Outcome:
-    gaps = method_gaps(s)
-    same_top = all(
-        max(v["shares_sampling"], key=v["shares_sampling"].get)
-        == max(v["shares_activity"], key=v["shares_activity"].get)
-        for v in s["conditions"].values() if v["shares_sampling"] and v["shares_activity"])
-    same_findings = {f.__name__.upper(): f(s, "activity").holds for f in (f1, f2, f4)}
+    several = _several(s)
+    gaps = method_gaps(s, several)
+    same_top = all(_largest(s["conditions"][f"{m}/{c}"]["shares_sampling"])
+                   == _largest(s["conditions"][f"{m}/{c}"]["shares_activity"])
+                   for m in MODES for c in several)
+    outcomes = {f.__name__.upper(): f(s, "activity", several) for f in (f1, f2, f4)}
     worst = max(gaps, key=gaps.get)
     mode, clients = worst.split("/")
     measured = [(Text(f"{name} (pg_stat_activity の割合で判定)", f"{name} (judged on pg_stat_activity's shares)"),
-                 Number(1 if holds else 0, "", 0)) for name, holds in same_findings.items()]
+                 Number(1 if outcome.holds else 0, "", 0)) for name, outcome in outcomes.items()]
     measured += [(Text(f"割合の最大の差 ({_at(mode, int(clients)).ja})",
                        f"largest gap between shares ({_at(mode, int(clients)).en})"),
-                  Number(gaps[worst], "pt", 1)),
-                 (Text("割合の差の中央値", "median gap between shares"),
-                  Number(median(list(gaps.values())), "pt", 1))]
-    return Outcome(same_top and all(same_findings.values()), measured, Text(
-        "pg_stat_activity のサンプルの割合でも F1・F2・F4 が成り立ち (1 = 成立)、全条件で最多の待機イベントが"
-        "pg_wait_sampling と一致",
-        "F1, F2 and F4 also hold on pg_stat_activity's shares (1 = holds), and in every condition both "
-        "methods name the same largest wait event"))
+                  Number(gaps[worst], "pt", 1))]
+    return Outcome(same_top and all(o.holds for o in outcomes.values()), measured, Text(
+        f"{_arrow(several)} クライアントの pg_stat_activity のサンプルの割合でも F1・F2・F4 が成り立ち "
+        f"(1 = 成立)、それらの全条件で最多の待機イベントが pg_wait_sampling と一致",
+        f"at {_arrow(several)} clients, F1, F2 and F4 also hold on pg_stat_activity's shares "
+        f"(1 = holds), and in each of those conditions both methods name the same largest wait event"))
+
+
+def _ratio_to_time(s: dict, condition: str, method: str) -> float | None:
+    """A sampler's IO:WALSync share of all samples over the share of time the server measured
+    in WAL fsyncs in the same runs (None where either is missing)."""
+    c = s["conditions"].get(condition)
+    if not c or not c["wal_sync_time_pct"] or not c[f"of_all_{method}"]:
+        return None
+    return c[f"of_all_{method}"].get("IO:WALSync", 0.0) / c["wal_sync_time_pct"]
+
+
+def _within(value: float, bounds: tuple[float, float]) -> bool:
+    return bounds[0] <= value <= bounds[1]
+
+
+NEEDS_TIMING = Text("サーバーが WAL の fsync の時間を測れるのは PostgreSQL 14 から (track_wal_io_timing) です。",
+                    "The server times its WAL fsyncs from PostgreSQL 14 on (track_wal_io_timing).")
+
+
+def f6(s: dict) -> Outcome:
+    same = _ratio_to_time(s, "control/same_cpu", "activity")
+    own = _ratio_to_time(s, "control/own_cpu", "activity")
+    condition = Text(
+        f"1 クライアント: サンプリングするバックエンドと同じ CPU で読む場合 < {SAME_CPU_MAX_RATIO:g}、"
+        f"別の CPU で読む場合 {OWN_CPU_RATIO[0]:g}〜{OWN_CPU_RATIO[1]:g} "
+        "(pg_stat_activity の IO:WALSync の割合 ÷ サーバーが測った WAL fsync の時間の割合)",
+        f"1 client: < {SAME_CPU_MAX_RATIO:g} when the poll runs on the sampled backend's CPU, "
+        f"{OWN_CPU_RATIO[0]:g}–{OWN_CPU_RATIO[1]:g} on a CPU of its own (pg_stat_activity's "
+        "IO:WALSync share over the share of time the server measured in WAL fsyncs)")
+    measured = [(Text("同じ CPU で読む poll / 測った時間", "poll on the same CPU / measured time"),
+                 Number(same, "×", 2)),
+                (Text("別の CPU で読む poll / 測った時間", "poll on its own CPU / measured time"),
+                 Number(own, "×", 2))]
+    if "control/same_cpu" not in s["conditions"]:
+        return Outcome(None, measured, condition,
+                       Text("CPU を分ける対照実験には 2 つ以上の CPU が要ります。",
+                            "The control runs need at least 2 CPUs."))
+    if same is None or own is None:
+        return Outcome(None, measured, condition, NEEDS_TIMING)
+    return Outcome(same < SAME_CPU_MAX_RATIO and _within(own, OWN_CPU_RATIO), measured, condition)
+
+
+NO_CPU_SAMPLES = Text("このイメージの pg_wait_sampling には pg_wait_sampling.sample_cpu の設定がなく、"
+                      "待っていないプロセスのサンプルを数えないため、時間に対する割合を出せません。",
+                      "This image's pg_wait_sampling has no pg_wait_sampling.sample_cpu setting and does "
+                      "not count samples of processes that are not waiting, so it gives no share of "
+                      "time.")
+
+
+def f7(s: dict) -> Outcome:
+    ratio = _ratio_to_time(s, "normal/1", "sampling")
+    condition = Text(f"通常モード 1 クライアント: {SAMPLING_RATIO[0]:g}〜{SAMPLING_RATIO[1]:g} "
+                     "(pg_wait_sampling の IO:WALSync の割合 ÷ サーバーが測った WAL fsync の時間の割合)",
+                     f"normal mode, 1 client: {SAMPLING_RATIO[0]:g}–{SAMPLING_RATIO[1]:g} "
+                     "(pg_wait_sampling's IO:WALSync share over the share of time the server "
+                     "measured in WAL fsyncs)")
+    measured = [(Text("pg_wait_sampling / 測った時間", "pg_wait_sampling / measured time"),
+                 Number(ratio, "×", 2))]
+    if not s["sampling_counts_cpu"]:
+        return Outcome(None, measured, condition, NO_CPU_SAMPLES)
+    if ratio is None:
+        return Outcome(None, measured, condition, NEEDS_TIMING)
+    return Outcome(_within(ratio, SAMPLING_RATIO), measured, condition)
 
 
 FINDINGS = [
@@ -318,9 +444,18 @@ FINDINGS = [
                        "クライアント数とともに増える",
                        "In every mode Lock:transactionid (row locks on pgbench_branches) grows with "
                        "the clients"), f4),
-    Finding("F5", Text("pg_stat_activity を短い間隔で読むだけでも、pg_wait_sampling と同じ結論が得られる",
-                       "Polling pg_stat_activity at a short interval leads to the same conclusions as "
-                       "pg_wait_sampling"), f5),
+    Finding("F5", Text("2 クライアント以上では、pg_stat_activity を短い間隔で読むだけでも pg_wait_sampling と"
+                       "同じ結論が得られる",
+                       "From 2 clients on, polling pg_stat_activity at a short interval leads to the "
+                       "same conclusions as pg_wait_sampling"), f5),
+    Finding("F6", Text("1 クライアントでは、pg_stat_activity を読むクエリがサンプリング対象と同じ CPU を"
+                       "待つと短い待機を取りこぼし、別の CPU で読めばサーバーが測った時間と合う",
+                       "At 1 client, a poll of pg_stat_activity that has to share the CPU with the "
+                       "backend it samples misses its short waits; on a CPU of its own it matches "
+                       "the time the server measured"), f6),
+    Finding("F7", Text("pg_wait_sampling の IO:WALSync の割合は、サーバーが WAL の fsync に費やした時間と合う",
+                       "pg_wait_sampling's share of IO:WALSync samples matches the time the server "
+                       "spent in WAL fsyncs"), f7),
 ]
 
 # -- what the page shows ----------------------------------------------------------------
@@ -415,6 +550,42 @@ def methods_table(s: dict) -> Table:
                   Text("サンプル数", "Samples")], rows)
 
 
+CONTROL_ROWS = {
+    "normal/1": Text("通常モード 1 クライアント (CPU の指定なし)", "normal mode, 1 client (CPUs not set)"),
+    "control/same_cpu": Text("対照: poll のバックエンドが pgbench と同じ CPU",
+                             "control: the poll's backend on pgbench's CPU"),
+    "control/own_cpu": Text("対照: poll のバックエンドが別の CPU", "control: the poll's backend on the other CPU"),
+}
+
+
+def _of_all_share(v: dict, method: str, event: str) -> float | None:
+    """An event's share of all samples, None where the method has no such shares."""
+    return v[f"of_all_{method}"].get(event, 0.0) if v[f"of_all_{method}"] else None
+
+
+def controls_table(s: dict) -> Table:
+    rows = []
+    for key, label in CONTROL_ROWS.items():
+        v = s["conditions"].get(key)
+        if v is None:
+            continue
+        rows.append([label, Number(v["tps"], "", 0), _pct(v["wal_sync_time_pct"]),
+                     *(_pct(_of_all_share(v, m, e)) for e in ("IO:WALSync", CLIENT_READ, CPU)
+                       for m in ("sampling", "activity")),
+                     Number(v["wal_sync_mean_ms"], "ms", 3), Number(v["poll_ms"], "ms", 2)])
+    both = Text("pg_wait_sampling", "pg_wait_sampling"), Text("pg_stat_activity", "pg_stat_activity")
+    return Table(Text("1 クライアント: バックエンドの時間の内訳 (全サンプルに対する割合) と、"
+                      "サーバーが測った WAL fsync の時間",
+                      "1 client: where the backend's time went (share of all samples), and the time "
+                      "the server measured in WAL fsyncs"),
+                 [Text("実行", "Runs"), COL["tps"], Text("WAL fsync の時間 (サーバーの計測)",
+                                                          "time in WAL fsync (server's timing)"),
+                  *(Text(f"{e} ({m.ja})", f"{e} ({m.en})") for e in ("IO:WALSync", "ClientRead", "CPU")
+                    for m in both),
+                  Text("fsync 1 回の平均", "mean fsync"), Text("poll の往復 (中央値)", "poll round trip (median)")],
+                 rows)
+
+
 def fsync_table(s: dict) -> Table:
     rows = [[Text(r["section"], r["section"]), r["method"], Number(r["ops_per_s"], "", 0),
              Number(r["usecs"], "", 0)] for r in s["fsync"]]
@@ -443,7 +614,14 @@ def numbers(s: dict) -> dict[str, Number]:
     out["normal.wal_max_clients"] = _pct(_share(s, "normal", hi, "WAL"))
     out["normal.idle_peak"] = _pct(c[f"normal/{_peak(s, 'normal')}"]["cpu"]["id"])
     out["max_clients"] = Number(hi, "", 0)
-    out["methods.max_gap"] = Number(max(method_gaps(s).values()), "pt", 1)
+    out["methods.max_gap"] = Number(max(method_gaps(s, _several(s)).values()), "pt", 1)
+    one = c["normal/1"]
+    out["one.wal_sync_time"] = _pct(one["wal_sync_time_pct"])
+    for method in ("sampling", "activity"):
+        out[f"one.walsync_{method}"] = _pct(_of_all_share(one, method, "IO:WALSync"))
+        out[f"one.clientread_{method}"] = _pct(_of_all_share(one, method, CLIENT_READ))
+    out["one.fsync_ms"] = Number(one["wal_sync_mean_ms"], "ms", 3)
+    out["one.poll_ms"] = Number(one["poll_ms"], "ms", 2)
     return out
 
 
@@ -456,6 +634,7 @@ CHAPTER = Chapter(
     findings=FINDINGS,
     steps=steps,
     tables={"throughput": throughput_table, "methods": methods_table, "fsync": fsync_table,
+            "controls": controls_table,
             "scaling": scaling_table(SCALE_ROWS, ORIGINAL_SCALE, SCALES)},
     charts={"tps": _per_mode_chart(Text("TPS とクライアント数", "TPS against clients"), "tps",
                                    Text("TPS", "TPS")),
