@@ -1,24 +1,31 @@
-# make html | make test | make repro-<chapter> | make images | make gettext intl
+# make html | make test | make repro-<chapter> | make matrix | make images | make gettext intl
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 SCALE ?= default
 PG ?= 17
-MAJORS := 13 15 17 18
+MAJORS ?= 13 15 17 18
 # REPRO=cached builds the site from stored results only (no Docker); pages whose
-# result is missing or stale show a warning banner.
+# result is missing or stale show a warning banner. RESULTS=DIR[:DIR...] adds results
+# gathered elsewhere (e.g. the artifacts of the CI matrix).
 REPRO ?= run
 SPHINX := $(VENV)/bin/sphinx-build -c . -W --keep-going -n -q
-export SCALE
+comma := ,
+space := $(empty) $(empty)
+PG_LIST := $(subst $(comma),$(space),$(PG))
+export SCALE RESULTS
 
-.PHONY: help venv system engine image images results html site-check test gettext intl check-po clean
+.PHONY: help venv system engine image images results matrix html pdf site-check test gettext intl \
+	check-po archive lint-workflow test-images clean
 
 help:
-	@echo "make html            run stale chapters, build the site in Japanese and English (_build/html)"
-	@echo "make test            unit and integration tests, each chapter at tiny scale, browser test"
-	@echo "make repro-NAME      run one chapter (SCALE=tiny|default|full, PG=major, DSN=...)"
-	@echo "make images          build or pull postgres images for majors $(MAJORS)"
+	@echo "make html            run stale chapters on PostgreSQL $(PG), build the site (_build/html)"
+	@echo "make test            unit and integration tests, each chapter once, browser test"
+	@echo "make repro-NAME      run one chapter (SCALE=tiny|default|full, PG=17 or PG=13,17, DSN=...)"
+	@echo "make matrix          every chapter on every major (MAJORS=\"$(MAJORS)\", SCALE=...)"
+	@echo "make images          build or pull the postgres images for MAJORS"
+	@echo "make archive         keep this build's results in results/ (the stored history)"
 	@echo "make gettext intl    refresh the English catalogues after editing docs/"
 
 $(VENV)/.stamp: requirements.txt
@@ -35,7 +42,7 @@ engine: system
 	@scripts/ensure-docker.sh
 
 image: engine
-	@images/ensure.sh $(PG)
+	@for m in $(PG_LIST); do images/ensure.sh $$m || exit 1; done
 
 images: engine
 	@for m in $(MAJORS); do images/ensure.sh $$m || exit 1; done
@@ -43,23 +50,55 @@ images: engine
 results: venv image
 	$(PY) -m repro build --scale $(SCALE) --pg $(PG)
 
+matrix: venv images
+	$(PY) -m repro build --scale $(SCALE) --pg $(subst $(space),$(comma),$(strip $(MAJORS)))
+
 html: venv system $(if $(filter cached,$(REPRO)),,results) check-po
 	@for lang in ja en; do \
 	  echo "sphinx-build ($$lang)"; \
 	  $(SPHINX) -b html -D language=$$lang docs _build/html/$$lang || exit 1; \
 	done
 	@cp docs/_root/index.html _build/html/index.html
+	@$(MAKE) -s pdf
 	@echo "site: _build/html/index.html"
+
+# The whole report as one PDF per language (Sphinx's LaTeX builder; upLaTeX for Japanese),
+# published beside the HTML of its language.
+pdf: venv system
+	@for lang in ja en; do \
+	  echo "PDF ($$lang)"; \
+	  rm -rf _build/latex/$$lang; \
+	  $(SPHINX) -b latex -D language=$$lang docs _build/latex/$$lang || exit 1; \
+	  $(MAKE) -s -C _build/latex/$$lang all-pdf LATEXMKOPTS="-quiet" > _build/latex/$$lang.log 2>&1 \
+	    || { tail -30 _build/latex/$$lang.log; exit 1; }; \
+	  mkdir -p _build/html/$$lang && cp _build/latex/$$lang/repro-report-$$lang.pdf _build/html/$$lang/; \
+	done
 
 site-check: venv system
 	SITE_DIR=_build/html $(PY) -m pytest -q tests/test_site.py
 
 test: venv image
-	$(PY) -m pytest
+	IMAGE_MAJORS="$(PG_LIST)" $(PY) -m pytest
+
+# the images' own tests on every image present (the official image's interface, features)
+test-images: venv
+	$(PY) -m pytest -q tests/test_images.py
 
 repro-%: venv image
 	$(PY) -m repro run $* --scale $(SCALE) --pg $(PG) $(if $(DSN),--dsn "$(DSN)")
-	$(PY) -m repro check $*
+	$(PY) -m repro check $* --scale $(SCALE) --pg $(PG)
+
+archive: venv
+	$(PY) -m repro archive
+
+# actionlint from the Go module proxy, into _build/bin (Go: the machine's, or Debian's golang-go)
+ACTIONLINT := _build/bin/actionlint
+$(ACTIONLINT):
+	@command -v go > /dev/null || scripts/install-system.sh golang-go
+	GOBIN=$(CURDIR)/_build/bin go install github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
+
+lint-workflow: $(ACTIONLINT)
+	$(ACTIONLINT) .github/workflows/*.yml
 
 gettext: venv
 	$(VENV)/bin/sphinx-build -c . -q -b gettext docs _build/gettext

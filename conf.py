@@ -10,14 +10,14 @@ sys.path.insert(0, str(ROOT))
 
 project = "PostgreSQL 性能検証レポート (再現可能版)"
 author = "repro contributors"
-copyright = "2026, repro contributors; source publications belong to their authors"
+copyright = "2026, repro contributors"  # per language in _titles
 language = "ja"
 
 extensions = [
     "myst_parser",
     "sphinx_copybutton",
     "sphinxcontrib.plantuml",
-    "repro.sphinxext",
+    "repro.site.sphinxext",
 ]
 myst_enable_extensions = ["colon_fence", "deflist"]
 myst_heading_anchors = 3
@@ -38,6 +38,7 @@ templates_path = ["docs/_templates"]  # relative to this file (the configuration
 html_static_path = ["docs/_static"]
 html_css_files = ["repro.css"]
 html_favicon = "docs/_static/favicon.svg"
+html_theme_options = {"announcement": "language"}  # the block itself: _templates/page.html
 html_sidebars = {"**": ["sidebar/brand.html", "sidebar/language.html", "sidebar/search.html",
                         "sidebar/scroll-start.html", "sidebar/navigation.html",
                         "sidebar/scroll-end.html"]}
@@ -52,15 +53,26 @@ copybutton_prompt_text = r"\$ "
 copybutton_prompt_is_regexp = True
 
 
-TITLES = {  # (project, short title for the sidebar) per language; -D language=... picks one
-    "ja": ("PostgreSQL 性能検証レポート (再現可能版)", "PostgreSQL 性能検証レポート"),
+TITLES = {  # (project, short title for the sidebar, copyright) per language
+    "ja": ("PostgreSQL 性能検証レポート (再現可能版)", "PostgreSQL 性能検証レポート",
+           "2026 repro の貢献者。原典の著作権はそれぞれの著者にあります"),
     "en": ("PostgreSQL performance verification report (reproducible)",
-           "PostgreSQL verification report"),
+           "PostgreSQL verification report",
+           "2026 repro contributors; the source publications belong to their authors"),
 }
+html_show_sphinx = False  # the footer names the theme only (its Sphinx credit is not translatable)
+
+
+# The PDF of the whole report, per language (make pdf): Japanese through upLaTeX.
+latex_engine = "uplatex"  # per language in _titles
+latex_show_urls = "footnote"
 
 
 def _titles(app, config):
-    config.project, config.html_title = TITLES[config.language]
+    config.project, config.html_title, config.copyright = TITLES[config.language]
+    config.latex_engine = "uplatex"  # also for English: its cited titles are Japanese
+    config.latex_documents = [("index", f"repro-report-{config.language}.tex", config.project,
+                               "repro contributors", "manual")]
 
 
 def setup(app):

@@ -11,19 +11,20 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from repro.lab import Lab  # noqa: E402
+from repro.lab.engine import parse_major  # noqa: E402
+from repro.lab.servers import Lab  # noqa: E402
 
 
 def main(argv: list[str]) -> None:
     n = int(argv[0]) if argv else 10
-    majors = [int(m) for m in argv[1:]] or [17]
+    majors = [parse_major(m) for m in argv[1:]] or [17]
     for major in majors:
         times = []
         with Lab(major) as lab:
             lab._image()  # resolve the image first: the budget is for the container
             for _ in range(n):
                 t0 = time.monotonic()
-                server = lab.server()
+                server = lab.server("start")
                 server.sql("SELECT 1")
                 times.append(time.monotonic() - t0)
                 lab.close()

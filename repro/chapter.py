@@ -1,49 +1,33 @@
-"""What a chapter module declares, and the pieces its page is built from.
+"""What a chapter declares, and a run of it as the judge and the page see it.
 
-A chapter module defines ``CHAPTER = Chapter(...)``: how to run the experiment
-at each scale, the published findings as checks over the run's summary, the
-original publication's numbers (typed by hand, with citation), and the tables,
-charts and inline numbers its page shows.
+A chapter is a package, repro/chapters/NAME/:
+
+- ``experiment.py``: ``run(ctx)``, what runs on the servers (imported by the lab only);
+- ``scales.toml``: the parameters of each scale; ``files/``: its SQL, pgbench scripts
+  and server settings as plain files (the page includes the same files);
+- ``original.toml``: the original publications (citation) and their numbers;
+- ``__init__.py``: ``CHAPTER = Chapter(...)``: title, summary, findings and page pieces.
+
+Only the experiment, the scales and the files (with the harness modules the
+experiment imports) decide a measurement, so only they key the cache: editing a
+claim, a threshold, a label or a chart re-judges and re-renders the stored raw data.
+This module imports nothing of the lab (docker, testcontainers, psycopg).
 """
 from __future__ import annotations
 
+import tomllib
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from .lab import Lab, Server
-from .measure import Progress
+from .stats import Rounds, estimate
 from .text import Number, Text
+from .verdict import Environment, Finding, Measure, Requirement, Verdict
 
 SCALES = ("tiny", "default", "full")
-
-REPRODUCED, NOT_REPRODUCED, NOT_APPLICABLE = "reproduced", "not reproduced", "not applicable"
-
-
-@dataclass
-class Outcome:
-    """A finding evaluated on one result: whether it held, on which values, against what."""
-
-    holds: bool | None  # None: cannot be judged here (say why in `reason`)
-    measured: list[tuple[Text, Number]]  # what was compared, with its value
-    condition: Text  # the thresholds, in words
-    reason: Text | None = None
-
-    @property
-    def status(self) -> str:
-        return NOT_APPLICABLE if self.holds is None else REPRODUCED if self.holds else NOT_REPRODUCED
-
-
-@dataclass
-class Finding:
-    """A published finding as a named check over a run's summary."""
-
-    id: str
-    claim: Text
-    check: Callable[[dict[str, Any]], Outcome]
-    expected: bool = True  # `make test` fails if an expected finding does not hold
+HASHED = ("experiment.py", "scales.toml", "files")  # what keys a chapter's cache
 
 
 @dataclass
@@ -51,12 +35,15 @@ class Table:
     caption: Text
     columns: list[Text]
     rows: list[list[Text | Number | str | None]]
+    note: Text | None = None  # how a column was computed, under the table
 
 
 @dataclass
 class Series:
     label: Text
     values: list[float | None]
+    low: list[float | None] | None = None  # confidence intervals, drawn as error bars
+    high: list[float | None] | None = None
 
 
 @dataclass
@@ -73,66 +60,90 @@ class Chart:
 
 
 @dataclass
-class RunContext:
-    """What a chapter's run gets: its scale parameters, a lab, progress, the target."""
-
-    scale: str
-    params: dict[str, Any]
-    lab: Lab
-    progress: Progress
-    dsn: str | None = None
-    servers: list[tuple[str, Server]] = field(default_factory=list)
-
-    def server(self, role: str, settings: dict[str, str]) -> Server:
-        """A server for `role` with command-line settings, or the external one (--dsn)."""
-        s: Server = self.lab.external(self.dsn) if self.dsn else self.lab.server(settings)
-        self.servers.append((role, s))
-        return s
-
-    def servers_ready(self, roles: dict[str, dict[str, str]],
-                      prepare: Callable[[Server], None]) -> list[Server]:
-        """Start one server per role and `prepare` each (load data, warm up), all at once:
-        on 2 cores the set-up of two servers overlaps well with each other."""
-        def start(item: tuple[str, dict[str, str]]) -> Server:
-            server = self.lab.server(item[1])
-            prepare(server)
-            return server
-        with ThreadPoolExecutor(len(roles)) as pool:
-            started = list(pool.map(start, roles.items()))
-        self.servers += list(zip(roles, started))
-        return started
-
-
-@dataclass
 class Chapter:
-    name: str
-    title: Text
-    source: Path  # the module file: its hash keys the cache
-    scales: dict[str, dict[str, Any]]
-    run: Callable[[RunContext], dict[str, Any]]  # returns {"raw": ..., "summary": ...}
-    findings: list[Finding]
-    steps: Callable[[dict[str, Any]], int]  # progress steps at given scale parameters
-    tables: dict[str, Callable[[dict[str, Any]], Table]] = field(default_factory=dict)
-    charts: dict[str, Callable[[dict[str, Any]], Chart]] = field(default_factory=dict)
-    numbers: Callable[[dict[str, Any]], dict[str, Number]] = lambda summary: {}
-    supports_dsn: bool = False
+    """A chapter's declaration; `name` and `package` are filled in by the registry."""
 
-    def evaluate(self, summary: dict[str, Any]) -> list[dict[str, Any]]:
-        """The findings' outcomes as stored in the result and shown on the page."""
-        rows = []
-        for finding in self.findings:
-            outcome = finding.check(summary)
-            rows.append({
-                "id": finding.id,
-                "claim": finding.claim.as_dict(),
-                "expected": finding.expected,
-                "status": outcome.status,
-                "measured": [{"label": label.as_dict(), **vars(value)}
-                             for label, value in outcome.measured],
-                "condition": outcome.condition.as_dict(),
-                "reason": outcome.reason.as_dict() if outcome.reason else None,
-            })
-        return rows
+    title: Text
+    summarize: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]  # (raw, params)
+    findings: list[Finding]
+    tables: dict[str, Callable[[Run], Table]] = field(default_factory=dict)
+    charts: dict[str, Callable[[Run], Chart]] = field(default_factory=dict)
+    numbers: Callable[[Run], dict[str, Number]] = lambda run: {}
+    requires: list[Requirement] = field(default_factory=list)  # else the run is "not applicable"
+    supports_dsn: bool = False  # one server, no restarts: can run against a given server
+    name: str = ""
+    package: Path = Path()
+
+    @cached_property
+    def scales(self) -> dict[str, dict[str, Any]]:
+        return _toml(self.package / "scales.toml")
+
+    @cached_property
+    def original(self) -> dict[str, Any]:
+        return _toml(self.package / "original.toml")
+
+    def file(self, name: str) -> Path:
+        """One of the chapter's plain files (SQL, scripts, settings)."""
+        return self.package / "files" / name
+
+    def hashed_paths(self) -> list[Path]:
+        found: list[Path] = []
+        for name in HASHED:
+            path = self.package / name
+            found += sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+        return [p for p in found if p.exists()]
+
+
+def _toml(path: Path) -> dict[str, Any]:
+    with path.open("rb") as f:
+        return tomllib.load(f)
+
+
+class Run:
+    """A stored result of a chapter as the judge and the page see it: rounds, summary,
+    verdicts, and estimates with their intervals (each computed once)."""
+
+    def __init__(self, chapter: Chapter, doc: dict[str, Any]):
+        self.chapter = chapter
+        self.doc = doc
+        self._estimates: dict[int, Number] = {}
+
+    @property
+    def raw(self) -> dict[str, Any]:
+        return self.doc["raw"]
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return self.doc["scale_params"]
+
+    @property
+    def major(self) -> int:
+        return self.doc["major"]
+
+    @cached_property
+    def rounds(self) -> Rounds:
+        return Rounds(self.raw)
+
+    @cached_property
+    def summary(self) -> dict[str, Any]:
+        return self.chapter.summarize(self.raw, self.params)
+
+    @cached_property
+    def environment(self) -> Environment:
+        prov = self.doc["provenance"]
+        return Environment(self.major, prov["host"].get("engine_cpus"),
+                           frozenset(prov.get("features", ())), self.raw)
+
+    @cached_property
+    def verdicts(self) -> list[Verdict]:
+        return [f.judge(self.rounds, self.environment) for f in self.chapter.findings]
+
+    def estimate(self, measure: Measure) -> Number:
+        """A measure's value with its interval over this run's rounds."""
+        if id(measure) not in self._estimates:
+            e = estimate(measure.statistic, self.rounds, measure.exact)
+            self._estimates[id(measure)] = measure.number(e.value, e.low, e.high)
+        return self._estimates[id(measure)]
 
 
 def _parameter(value: Any) -> Number | str:
@@ -143,11 +154,11 @@ def _parameter(value: Any) -> Number | str:
     return Number(value, "", 0)
 
 
-def scaling_table(rows: list[tuple[str, Text]], original: dict[str, Any],
-                  scales: dict[str, dict[str, Any]]) -> Callable[[dict[str, Any]], Table]:
+def scaling_table(rows: list[tuple[str, Text]]) -> Callable[[Run], Table]:
     """The page's "what was scaled" table: each parameter in the original and at every scale
     (it does not depend on the result)."""
-    def build(summary: dict[str, Any]) -> Table:
+    def build(run: Run) -> Table:
+        original, scales = run.chapter.original["scale"], run.chapter.scales
         cells = [[label, _parameter(original[key]), *(_parameter(scales[s][key]) for s in SCALES)]
                  for key, label in rows]
         return Table(Text("原典と各スケールのパラメータ", "Parameters: the original and each scale"),

@@ -1,84 +1,135 @@
-"""python -m repro list | run NAME | check NAME | build | new NAME | clean"""
+"""python -m repro list | run NAME | check NAME | build | archive | new NAME | readme | clean"""
 from __future__ import annotations
 
 import argparse
+import json
 import signal
 import sys
+from typing import Any
 
-from . import engine, registry, results, runner
-from .chapter import NOT_REPRODUCED, SCALES
+from . import registry, results
+from .chapter import SCALES, Run
 from .errors import ReproError
-from .text import Number
+from .verdict import STATUSES
+
+DEFAULT_MAJOR = 17
 
 
-def print_findings(doc: dict, findings: list[dict]) -> int:
-    """Print one line per finding; return how many expected findings failed."""
+def _majors(text: str) -> list[float]:
+    from .lab.engine import parse_major
+    return [parse_major(part) for part in text.split(",") if part.strip()]
+
+
+def _major(m: float) -> str:
+    return "9.6" if m == 9.6 else str(int(m))
+
+
+def print_verdicts(doc: dict[str, Any]) -> int:
+    """One line per finding with its values and intervals; return how many expected findings
+    were contradicted."""
+    chapter = registry.get(doc["chapter"])
     prov = doc["provenance"]
-    version = prov["servers"][0]["version"].split(" on ")[0] if prov["servers"] else "?"
+    version = prov["servers"][0]["version"].split(" on ")[0] if prov["servers"] else \
+        f"PostgreSQL {_major(doc['major'])}"
     print(f"{doc['chapter']}: scale {doc['scale']}, {version}, "
           f"run {prov['started']} in {prov['duration_s']:.0f} s")
-    failed = 0
-    for f in findings:
-        measured = ", ".join(f"{m['label']['en']} {_fmt(m)}" for m in f["measured"])
-        flag = "" if f["expected"] else " (not expected to hold here)"
-        print(f"  {f['id']} {f['status'].upper():15} {f['claim']['en']}{flag}")
-        print(f"     measured: {measured}; holds if: {f['condition']['en']}")
-        if f.get("reason"):
-            print(f"     why: {f['reason']['en']}")
-        failed += f["expected"] and f["status"] == NOT_REPRODUCED
-    return failed
+    if "unavailable" in doc:
+        print(f"  not applicable: {doc['unavailable']['en']}")
+        return 0
+    run = Run(chapter, doc)
+    width = max(len(s) for s in STATUSES)
+    for v in run.verdicts:
+        flag = "" if v.finding.expected else " (not expected to hold here)"
+        print(f"  {v.finding.id} {v.status.upper():{width}} {v.finding.claim.en}{flag}")
+        for c in v.checks:
+            holds_if = c.check.threshold.text(c.check.measure).en
+            print(f"     {c.check.measure.label.en}: {c.number().format('en')}  "
+                  f"(holds if {holds_if}: {c.status})")
+        if v.reason:
+            print(f"     why: {v.reason.en}")
+    rounds = run.rounds
+    counts = sorted({rounds.count(c) for c in rounds.conditions()})
+    logs = [log["stopped"] for log in doc["raw"].get("rounds_log", [])]
+    print(f"  rounds per condition: {', '.join(map(str, counts))} ({'; '.join(logs)})")
+    return sum(v.failed for v in run.verdicts)
 
 
-def _fmt(measured: dict) -> str:
-    return Number(**{k: v for k, v in measured.items() if k != "label"}).format("en")
+def _load(name: str, major: float, scale: str) -> dict[str, Any]:
+    try:
+        doc = results.load(results.path_for(name, major, scale), name)
+    except results.CorruptResult as exc:
+        raise ReproError(f"the result file is corrupt ({exc}); run `python -m repro run "
+                         f"{name}` to replace it") from exc
+    if doc is None:
+        raise ReproError(f"no result for {name} on PostgreSQL {_major(major)} at {scale} scale "
+                         f"yet; run `python -m repro run {name} --pg {_major(major)} --scale {scale}`")
+    return doc
 
 
 def cmd_list(args: argparse.Namespace) -> int:
+    """Each chapter, and its newest result per major and scale with its run time."""
+    from .site import store
     for name, chapter in registry.chapters().items():
-        try:
-            doc = results.load(name)
-        except results.CorruptResult:
-            doc = None
-        state = "no result"
-        if doc:
-            fresh = doc["key"]["module"] == runner.module_hash(chapter)
-            state = f"result at {doc['scale']} scale" + ("" if fresh else " (stale: code changed)")
-        print(f"{name:16} {chapter.title.en}  [{state}]")
+        newest: dict[tuple, dict[str, Any]] = {}
+        for doc in sorted(results.everything(name), key=lambda d: d["provenance"]["started"]):
+            newest[(doc["major"], doc["scale"])] = doc
+        found = [f"pg{_major(m)}-{s} {d['provenance']['duration_s']:.0f} s"
+                 + ("" if d["key"]["experiment"] == store.experiment_hash(name) else " (stale)")
+                 for (m, s), d in sorted(newest.items())]
+        print(f"{name:16} {chapter.title.en}  [{', '.join(found) or 'no result'}]")
     return 0
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from .lab import runner
     chapter = registry.get(args.name)
-    doc, reused = runner.run(chapter, args.scale, args.pg, args.dsn, args.force)
-    if reused:
-        print(f"{chapter.name}: reusing the cached result (same code, scale and image); "
-              f"--force runs it again")
-    print(f"result: {results.path_for(chapter.name)}")
-    print_findings(doc, doc["findings"])
-    return 0
+    for major in _majors(args.pg):
+        doc, reused = runner.run(chapter, args.scale, major, args.dsn, args.force)
+        if reused:
+            print(f"{chapter.name}: reusing the cached result (same experiment, scale and image); "
+                  f"--force runs it again")
+        print(f"result: {results.path_for(chapter.name, doc['major'], args.scale)}")
+        print_verdicts(doc)
+    return 0  # `check` judges; a run that finished is a success
+
+
+def _scale(scale: str) -> str:
+    if scale not in SCALES:
+        raise ReproError(f"unknown scale {scale!r}; scales: {', '.join(SCALES)}")
+    return scale
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    chapter = registry.get(args.name)
-    try:
-        doc = results.load(chapter.name)
-    except results.CorruptResult as exc:
-        raise ReproError(f"the result file is corrupt ({exc}); run `python -m repro run "
-                         f"{chapter.name}` to replace it") from exc
-    if doc is None:
-        raise ReproError(f"no result for {chapter.name} yet; run `python -m repro run {chapter.name}`")
-    failed = print_findings(doc, chapter.evaluate(doc["summary"]))
+    registry.get(args.name)
+    _scale(args.scale)
+    failed = 0
+    for major in _majors(args.pg):
+        failed += print_verdicts(_load(args.name, major, args.scale))
     if failed:
-        print(f"{failed} expected finding(s) did not hold", file=sys.stderr)
+        print(f"{failed} expected finding(s) contradicted", file=sys.stderr)
     return 1 if failed else 0
 
 
 def cmd_build(args: argparse.Namespace) -> int:
     """Bring every chapter's result up to date (used by `make html`)."""
-    for chapter in registry.chapters().values():
-        doc, reused = runner.run(chapter, args.scale, args.pg)
-        print(f"{chapter.name}: {'cached' if reused else 'ran'} "
-              f"({doc['provenance']['duration_s']:.0f} s)")
+    from .lab import runner
+    for major in _majors(args.pg):
+        for chapter in registry.chapters().values():
+            doc, reused = runner.run(chapter, args.scale, major)
+            print(f"{chapter.name} on PostgreSQL {_major(major)}: "
+                  f"{'cached' if reused else 'ran'} ({doc['provenance']['duration_s']:.0f} s)")
+    return 0
+
+
+def cmd_archive(args: argparse.Namespace) -> int:
+    """Keep this build's fresh results in the repository's history (results/)."""
+    kept = 0
+    for name in registry.chapters():
+        for path in sorted(results.build_dir().glob(f"{name}/pg*.json")):
+            doc = results.load(path, name)
+            print(f"kept {results.archive(doc).relative_to(results.ROOT)}")
+            kept += 1
+    print(f"{kept} result(s) kept in results/")
     return 0
 
 
@@ -89,8 +140,22 @@ def cmd_new(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_names(args: argparse.Namespace) -> int:
+    """The chapters' names as a JSON list (a CI matrix's axis)."""
+    print(json.dumps(sorted(registry.chapters())))
+    return 0
+
+
+def cmd_readme(args: argparse.Namespace) -> int:
+    from .readme import update_readme
+    changed = update_readme(results.ROOT)
+    print("README.md: chapter list updated" if changed else "README.md: chapter list is current")
+    return 0
+
+
 def cmd_clean(args: argparse.Namespace) -> int:
-    from .lab import leftovers
+    from .lab import engine
+    from .lab.servers import leftovers
     ids = leftovers()
     c = engine.client()
     for ident in ids:
@@ -106,24 +171,28 @@ def cmd_clean(args: argparse.Namespace) -> int:
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m repro", description=__doc__)
     sub = p.add_subparsers(dest="command", required=True)
-    sub.add_parser("list", help="chapters and the state of their results").set_defaults(fn=cmd_list)
+    sub.add_parser("list", help="chapters and their results").set_defaults(fn=cmd_list)
     for name, fn, text in (("run", cmd_run, "run a chapter (reusing a fresh cached result)"),
+                           ("check", cmd_check, "judge the stored result again; exit 1 if an "
+                                                "expected finding is contradicted"),
                            ("build", cmd_build, "bring every chapter's result up to date")):
         s = sub.add_parser(name, help=text)
-        if name == "run":
+        if name != "build":
             s.add_argument("name")
+        if name == "run":
             s.add_argument("--dsn", help="run against an existing server (chapters that allow it)")
             s.add_argument("--force", action="store_true", help="run even if a fresh result exists")
         s.add_argument("--scale", default="default", help=f"one of {', '.join(SCALES)}")
-        s.add_argument("--pg", type=int, default=engine.DEFAULT_MAJOR, metavar="MAJOR",
-                       help=f"PostgreSQL major (default {engine.DEFAULT_MAJOR})")
+        s.add_argument("--pg", default=str(DEFAULT_MAJOR), metavar="MAJORS",
+                       help=f"PostgreSQL majors, comma-separated (default {DEFAULT_MAJOR})")
         s.set_defaults(fn=fn)
-    s = sub.add_parser("check", help="re-evaluate the findings of the last result")
-    s.add_argument("name")
-    s.set_defaults(fn=cmd_check)
-    s = sub.add_parser("new", help="scaffold a new chapter (module, page, test, catalogue)")
+    sub.add_parser("archive", help="keep this build's results in results/ (the history)"
+                   ).set_defaults(fn=cmd_archive)
+    s = sub.add_parser("new", help="scaffold a new chapter (package, page, catalogue, test)")
     s.add_argument("name")
     s.set_defaults(fn=cmd_new)
+    sub.add_parser("readme", help="regenerate the README's chapter list").set_defaults(fn=cmd_readme)
+    sub.add_parser("names", help="the chapters' names, as JSON").set_defaults(fn=cmd_names)
     sub.add_parser("clean", help="remove containers/networks a killed run left").set_defaults(fn=cmd_clean)
     return p
 

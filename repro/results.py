@@ -1,70 +1,162 @@
-"""Result documents: one JSON per chapter run, doubling as the cache.
+"""Result documents: one JSON per run of a chapter on a PostgreSQL major at a scale.
 
-A result is reused only when its key matches: the chapter module's source
-hash, the scale, the PostgreSQL image id and the target (container or DSN).
+- This build's results, which double as the cache: `_build/results/NAME/pgMAJOR-SCALE.json`
+  (REPRO_RESULTS moves them). A result is reused only when its key matches: the
+  experiment's hash (its code, scales and files, and the harness modules it imports),
+  the scale, the image (its recipe and PostgreSQL version) and the target.
+- Stored results, kept as history and gathered from other machines (as ClickBench keeps
+  results/<date>/<machine>.json): `results/NAME/pgMAJOR-SCALE-STARTED.json` in the
+  repository, plus any directories in RESULTS (os.pathsep-separated).
+
 An unreadable or malformed file counts as missing, never as a crash.
 """
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import os
 from pathlib import Path
 from typing import Any
 
-FORMAT = 1  # bump when the document layout changes: every cached result goes stale
-REQUIRED = ("chapter", "format", "key", "scale", "summary", "findings", "provenance", "raw")
+FORMAT = 2  # bump when the document layout changes: every cached result goes stale
+REQUIRED = ("chapter", "format", "key", "major", "scale", "scale_params", "raw", "provenance")
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "repro"
 
 
-def results_dir() -> Path:
-    """Where results live: REPRO_RESULTS or _build/results under the project."""
-    default = Path(__file__).resolve().parent.parent / "_build" / "results"
-    return Path(os.environ.get("REPRO_RESULTS", default))
+def build_dir() -> Path:
+    return Path(os.environ.get("REPRO_RESULTS", ROOT / "_build" / "results"))
 
 
-def path_for(chapter: str) -> Path:
-    return results_dir() / f"{chapter}.json"
+def stored_dirs() -> list[Path]:
+    extra = [Path(p) for p in os.environ.get("RESULTS", "").split(os.pathsep) if p]
+    return [ROOT / "results", *extra]
 
 
-def source_hash(paths: list[Path]) -> str:
-    """Content hash of source files (order-independent of where they live)."""
-    digest = hashlib.sha256()
-    for path in sorted(paths):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()[:16]
-
-
-def cache_key(module_hash: str, scale: str, image_id: str | None, target: str) -> dict[str, Any]:
-    return {"format": FORMAT, "module": module_hash, "scale": scale, "image": image_id,
-            "target": target}
+def path_for(chapter: str, major: int, scale: str) -> Path:
+    return build_dir() / chapter / f"pg{major}-{scale}.json"
 
 
 class CorruptResult(Exception):
     """The file exists but is not a result document."""
 
 
-def load(chapter: str) -> dict[str, Any] | None:
-    """The stored result, None if there is none; CorruptResult if unreadable."""
-    path = path_for(chapter)
+def load(path: Path, chapter: str | None = None) -> dict[str, Any] | None:
+    """A result document, None if the file does not exist; CorruptResult if unreadable."""
     if not path.exists():
         return None
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise CorruptResult(f"{path}: {exc}") from exc
-    if not isinstance(doc, dict) or any(k not in doc for k in REQUIRED) or doc["chapter"] != chapter:
-        raise CorruptResult(f"{path}: not a result document for {chapter}")
+    if (not isinstance(doc, dict) or any(k not in doc for k in REQUIRED)
+            or doc.get("format") != FORMAT or (chapter and doc["chapter"] != chapter)):
+        raise CorruptResult(f"{path}: not a result document{f' for {chapter}' if chapter else ''} "
+                            f"of format {FORMAT}")
     return doc
 
 
-def save(doc: dict[str, Any]) -> Path:
+def save(doc: dict[str, Any], path: Path | None = None) -> Path:
     """Write atomically, so an interrupted run never leaves half a file."""
-    path = path_for(doc["chapter"])
+    path = path or path_for(doc["chapter"], doc["major"], doc["scale"])
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(doc, ensure_ascii=False, indent=1), encoding="utf-8")
     tmp.replace(path)
     return path
+
+
+def archive(doc: dict[str, Any]) -> Path:
+    """Keep a run in the repository's history (results/), named by when it started."""
+    stamp = doc["provenance"]["started"][:19].replace(":", "").replace("-", "")
+    return save(doc, ROOT / "results" / doc["chapter"] /
+                f"pg{doc['major']}-{doc['scale']}-{stamp}.json")
+
+
+def everything(chapter: str) -> list[dict[str, Any]]:
+    """Every readable result of a chapter: this build's and the stored ones (each once)."""
+    paths = sorted(build_dir().glob(f"{chapter}/pg*.json"))
+    for d in stored_dirs():
+        paths += sorted(d.glob(f"{chapter}/pg*.json"))
+    found: dict[tuple, dict[str, Any]] = {}
+    for path in paths:
+        try:
+            doc = load(path, chapter)
+        except CorruptResult:
+            continue
+        if doc is not None:
+            found.setdefault((doc["major"], doc["scale"], doc["provenance"]["started"]), doc)
+    return list(found.values())
+
+
+# -- cache keys -------------------------------------------------------------------------
+
+def source_hash(paths: list[Path]) -> str:
+    """Content hash of files, by their path inside the project."""
+    digest = hashlib.sha256()
+    for path in sorted(set(paths)):
+        name = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else path.name
+        digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def _module_file(name: str) -> Path | None:
+    parts = name.split(".")
+    if parts[0] != "repro":
+        return None
+    base = PACKAGE.joinpath(*parts[1:])
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _imported(path: Path) -> set[Path]:
+    """Project modules a module imports (relative and absolute)."""
+    root = next(p.parent for p in path.parents if p.name == "repro")  # a scaffold's tree too
+    module = ".".join(path.relative_to(root).with_suffix("").parts)
+    package = module.rsplit(".", 1)[0] if path.name != "__init__.py" else module.removesuffix(".__init__")
+    found: set[Path] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[:len(package.split(".")) - node.level + 1]
+                base = ".".join(anchor + ([base] if base else []))
+            names = [base] + [f"{base}.{a.name}" for a in node.names]
+        else:
+            continue
+        found |= {f for f in map(_module_file, names) if f is not None}
+    return found
+
+
+def code_closure(start: Path) -> list[Path]:
+    """An experiment and the modules it imports, transitively, within what measures: the
+    lab (repro/lab/) and the experiment's own chapter package. The judge, the site and
+    the rest of the core are left out: changing them re-judges, it does not re-measure."""
+    roots = (PACKAGE / "lab", start.parent)
+    seen: set[Path] = set()
+    todo = [start]
+    while todo:
+        path = todo.pop()
+        if path not in seen:
+            seen.add(path)
+            todo += {f for f in _imported(path) - seen if any(f.is_relative_to(r) for r in roots)}
+    return sorted(seen)
+
+
+def experiment_hash(package: Path, hashed: list[Path]) -> str:
+    """What decides a chapter's measurement: its hashed files and the lab code its
+    experiment imports."""
+    return source_hash(hashed + code_closure(package / "experiment.py"))
+
+
+def cache_key(experiment: str, scale: str, image: str | None, target: str) -> dict[str, Any]:
+    return {"format": FORMAT, "experiment": experiment, "scale": scale, "image": image,
+            "target": target}
 
 
 def is_fresh(doc: dict[str, Any] | None, key: dict[str, Any]) -> bool:

@@ -1,8 +1,9 @@
-"""`python -m repro new NAME`: the files of a new chapter, wired into the table of contents.
+"""`python -m repro new NAME`: everything a new chapter needs, wired in.
 
-The module it writes is a small working experiment (synchronous_commit on vs
-off under pgbench TPC-B), so `make repro-NAME` runs from the first minute and
-shows every piece a chapter has; the contributor replaces it with the real one.
+It writes a chapter package whose experiment is small and works (synchronous_commit on
+vs off under pgbench TPC-B), its page, the page's English catalogue, its test, and the
+line in the table of contents; the sources table and the README's chapter list are
+generated from the chapters' own files. The contributor replaces the example.
 """
 from __future__ import annotations
 
@@ -10,35 +11,44 @@ import re
 from pathlib import Path
 
 from .errors import ReproError
+from .readme import update_readme
 from .registry import chapters
 
 ROOT = Path(__file__).resolve().parent.parent
 
-MODULE = '''"""Chapter: {name} (replace with: what it reproduces, from which publication)."""
+FILES = {
+    "__init__.py": '''"""Chapter: {name} (replace with what it reproduces, from which publication)."""
+from ...chapter import Chapter
+from ...text import Text
+from .analysis import summarize
+from .findings import FINDINGS
+from .page import CHARTS, TABLES, numbers
+
+CHAPTER = Chapter(
+    title=Text("{name} (日本語の題)", "{name} (English title)"),
+    summarize=summarize,
+    findings=FINDINGS,
+    tables=TABLES,
+    charts=CHARTS,
+    numbers=numbers,
+    supports_dsn=True,  # one server, no restarts: it can run against an existing server
+)
+''',
+    "experiment.py": '''"""What runs on the server (replace): pgbench TPC-B with synchronous_commit on and off,
+interleaved round by round."""
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-from ..chapter import Chapter, Chart, Finding, Outcome, RunContext, Series, Table
-from ..measure import median, paired_change, run_rounds
-from ..text import Number, Text
+from ...lab.context import RunContext
 
-# The original publication's numbers, typed by hand, shown with its citation.
-ORIGINAL = {{"on": 1000.0, "off": 2000.0}}  # TODO: the original's table
-
-SCALES = {{
-    "tiny": {{"scale": 1, "clients": 2, "seconds": 1, "rounds": 3}},
-    "default": {{"scale": 10, "clients": 4, "seconds": 3, "rounds": 5}},
-    "full": {{"scale": 100, "clients": 16, "seconds": 300, "rounds": 3}},
-}}
 CONDITIONS = {{"on": {{"synchronous_commit": "on"}}, "off": {{"synchronous_commit": "off"}}}}
 
 
-def run(ctx: RunContext) -> dict[str, Any]:
+def run(ctx: RunContext) -> None:
     p = ctx.params
-    ctx.progress.step(f"pgbench -i -s {{p['scale']}}")
-    server = ctx.server("TPC-B", {{}})
+    ctx.step(f"pgbench -i -s {{p['scale']}}")
+    server = ctx.server("TPC-B", ctx.settings("postgresql.conf"))
     server.pgbench_init(p["scale"])
 
     def tpcb(condition: str) -> Any:
@@ -48,53 +58,129 @@ def run(ctx: RunContext) -> dict[str, Any]:
             return {{condition: {{"latency_ms": r.latency_avg_ms, "tps": r.tps}}}}
         return one
 
-    measured = run_rounds(p["rounds"], {{c: tpcb(c) for c in CONDITIONS}}, ctx.progress)
-    tps = {{c: [m["tps"] for m in ms] for c, ms in measured.items()}}
-    summary = {{"tps": {{c: median(v) for c, v in tps.items()}},
-               "gain_pct": paired_change(tps["off"], tps["on"])}}
-    return {{"raw": {{"pgbench": measured}}, "summary": summary}}
+    ctx.rounds({{c: tpcb(c) for c in CONDITIONS}})
+''',
+    "analysis.py": '''"""From the rounds to what findings and page use."""
+from __future__ import annotations
+
+from typing import Any
+
+from ...stats import Rounds, median, paired_change
 
 
-def steps(p: dict[str, Any]) -> int:
-    return 1 + p["rounds"] * len(CONDITIONS)
+def gain(r: Rounds) -> float | None:
+    """TPS with synchronous_commit = off against on, paired round by round (%)."""
+    return paired_change(r.pairs("off", "on", "tps"))
 
 
-GAIN_PCT = 10.0  # TODO: set from repeated default runs
+def summarize(raw: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
+    r = Rounds(raw)
+    return {{"tps": {{c: median(r.values(c, "tps")) for c in ("on", "off")}}}}
+''',
+    "findings.py": '''"""The findings: each a statistic of the rounds against a threshold (replace)."""
+from __future__ import annotations
+
+from ...text import Text
+from ...verdict import Above, Check, Finding, Measure
+from .analysis import gain
+
+GAIN_PCT = 10.0  # set it from repeated runs, and say how many held
+
+FINDINGS = [
+    Finding("F1", Text("synchronous_commit = off で TPS が 10 % を超えて上がる",
+                       "synchronous_commit = off raises TPS by more than 10 %"),
+            [Check(Measure(Text("TPS の変化 (off ÷ on)", "TPS change (off over on)"), gain, "%", 1,
+                           signed=True), Above(GAIN_PCT))],
+            original=Text("(原典の値)", "(the original's value)")),
+]
+''',
+    "page.py": '''"""What the page shows (replace)."""
+from __future__ import annotations
+
+from ...chapter import Chart, Run, Series, Table, scaling_table
+from ...text import Number, Text
+from .findings import FINDINGS
+
+CONDITIONS = ("on", "off")
 
 
-def f1(s: dict[str, Any]) -> Outcome:
-    gain = s["gain_pct"]
-    return Outcome(gain > GAIN_PCT, [(Text("TPS の増分", "TPS gain"), Number(gain, "%", 1, signed=True))],
-                   Text(f"> +{{GAIN_PCT:g}} %", f"> +{{GAIN_PCT:g}} %"))
-
-
-def table(s: dict[str, Any]) -> Table:
+def tps_table(run: Run) -> Table:
+    original = run.chapter.original["tps"]
     return Table(Text("TPS", "TPS"), [Text("条件", "Condition"), Text("原典", "Original"),
                                        Text("本ビルド", "This build")],
-                 [[c, Number(ORIGINAL[c], "", 0), Number(s["tps"][c], "", 0)] for c in CONDITIONS])
+                 [[c, Number(original[c], "", 0), Number(run.summary["tps"][c], "", 0)]
+                  for c in CONDITIONS])
 
 
-def chart(s: dict[str, Any]) -> Chart:
+def tps_chart(run: Run) -> Chart:
+    original = run.chapter.original["tps"]
     return Chart(Text("TPS", "TPS"), [Text(c, c) for c in CONDITIONS],
-                 [Series(Text("原典", "original"), [ORIGINAL[c] for c in CONDITIONS]),
-                  Series(Text("本ビルド", "this build"), [s["tps"][c] for c in CONDITIONS])],
-                 Text("tps", "tps"))
+                 [Series(Text("原典", "original"), [original[c] for c in CONDITIONS]),
+                  Series(Text("本ビルド", "this build"), [run.summary["tps"][c] for c in CONDITIONS])],
+                 Text("TPS", "TPS"))
 
 
-CHAPTER = Chapter(
-    name="{name}",
-    title=Text("{name} (日本語の題)", "{name} (English title)"),
-    source=Path(__file__),
-    scales=SCALES,
-    run=run,
-    findings=[Finding("F1", Text("synchronous_commit = off で TPS が上がる",
-                                 "synchronous_commit = off raises TPS"), f1)],
-    steps=steps,
-    tables={{"tps": table}},
-    charts={{"tps": chart}},
-    supports_dsn=True,  # one server, no restarts: it can run against an existing server
-)
-'''
+def numbers(run: Run) -> dict[str, Number]:
+    return {{"gain": run.estimate(FINDINGS[0].checks[0].measure)}}
+
+
+SCALE_ROWS = [("scale", Text("pgbench のスケールファクタ", "pgbench scale factor")),
+              ("clients", Text("クライアント数", "clients")),
+              ("seconds", Text("1 回の実行時間 [s]", "run length [s]")),
+              ("rounds", Text("繰り返し (ラウンド、最小)", "repetitions (rounds, at least)"))]
+TABLES = {{"tps": tps_table, "scaling": scaling_table(SCALE_ROWS)}}
+CHARTS = {{"tps": tps_chart}}
+''',
+    "scales.toml": '''# scale: pgbench -i -s; clients: pgbench -c; seconds: one run; rounds: repetitions (at least);
+# max_rounds, budget_s: more rounds for undecided findings within budget_s seconds of the run
+[tiny]
+scale = 1
+clients = 2
+seconds = 1
+rounds = 3
+max_rounds = 5
+budget_s = 60
+
+[default]
+scale = 10
+clients = 4
+seconds = 3
+rounds = 5
+max_rounds = 8
+budget_s = 120
+
+[full]
+scale = 100
+clients = 16
+seconds = 300
+rounds = 3
+max_rounds = 3
+budget_s = 10000
+''',
+    "original.toml": '''# The original publication (replace): its citation and its numbers, typed from the source.
+[[sources]]
+id = "{name}"
+title = "(題名)"
+english = "(English title)"
+url = ""
+date = ""
+by = {{ ja = "(著者・組織)", en = "(author or organisation)" }}
+subject = {{ ja = "(対象)", en = "(subject)" }}
+
+[tps]
+on = 1000.0
+off = 2000.0
+
+[scale]
+scale = 100
+clients = 16
+seconds = 300
+rounds = 1
+''',
+    "files/postgresql.conf": '''# the server's settings (the original's postgresql.conf changes)
+shared_buffers = 256MB
+''',
+}
 
 PAGE = '''# {name} (日本語の題)
 
@@ -102,6 +188,8 @@ PAGE = '''# {name} (日本語の題)
 ```
 
 ## 要約
+
+(この章が再現する知見の要約)
 
 ```{{repro-findings}} {name}
 ```
@@ -114,9 +202,19 @@ PAGE = '''# {name} (日本語の題)
 
 (出典: 題名、著者・組織、日付。環境、設定、クエリ、原典の数値)
 
+```{{literalinclude}} /../repro/chapters/{name}/files/postgresql.conf
+:language: ini
+```
+
 ## 再現の方法
 
+```{{repro-table}} {name} scaling
+```
+
 (何をどれだけ縮小したか、`make repro-{name}` での実行方法、full スケールでの実行方法)
+
+```{{repro-rounds}} {name}
+```
 
 ## 結果
 
@@ -124,6 +222,11 @@ PAGE = '''# {name} (日本語の題)
 ```
 
 ```{{repro-chart}} {name} tps
+```
+
+## メジャーバージョンごとの結果
+
+```{{repro-majors}} {name}
 ```
 
 ## 来歴
@@ -139,40 +242,68 @@ PAGE = '''# {name} (日本語の題)
 (この環境で再現できないこと、その理由)
 '''
 
-TEST = '''"""{name} at tiny scale: every expected finding must hold; the page's pieces build."""
-from chapter_checks import check_pieces_build, failed_expected_findings
+CATALOGUE = {  # the page's Japanese messages and their English, as Sphinx extracts them
+    "{name} (日本語の題)": "{name} (English title)",
+    "要約": "Summary",
+    "(この章が再現する知見の要約)": "(a summary of the findings this chapter reproduces)",
+    "仕組み": "Mechanism",
+    "(検証する仕組みの説明と、その出典)": "(the mechanism, with its sources)",
+    "原典の実験": "The original experiment",
+    "(出典: 題名、著者・組織、日付。環境、設定、クエリ、原典の数値)":
+        "(source: title, author or organisation, date; environment, settings, queries, the "
+        "original's numbers)",
+    "再現の方法": "How it is reproduced",
+    "(何をどれだけ縮小したか、`make repro-{name}` での実行方法、full スケールでの実行方法)":
+        "(what was scaled and by how much, how to run it with `make repro-{name}`, how to run "
+        "it at full scale)",
+    "結果": "Results",
+    "メジャーバージョンごとの結果": "Results per major",
+    "来歴": "Provenance",
+    "制約と注意": "Limitations",
+    "(この環境で再現できないこと、その理由)": "(what cannot be reproduced here, and why)",
+}
+
+TEST = '''"""{name}: what is particular to this chapter (the contract's checks run for every chapter
+in test_chapters.py)."""
+from conftest import chapter_result
 
 
-def test_expected_findings_hold(tiny_results) -> None:
-    doc, _ = tiny_results["{name}"]
-    failed = failed_expected_findings(doc)
-    assert not failed, failed
-
-
-def test_pages_pieces_build_from_the_result(tiny_results) -> None:
-    doc, _ = tiny_results["{name}"]
-    check_pieces_build("{name}", doc)
+def test_both_conditions_measured_every_round() -> None:
+    doc, _ = chapter_result("{name}")
+    rounds = doc["raw"]["rounds"]
+    assert set(rounds) == {{"on", "off"}}
+    assert all(len(v) >= doc["scale_params"]["rounds"] for v in rounds.values())
 '''
 
 
+def _po(name: str) -> str:
+    entries = "".join(f'msgid "{k.format(name=name)}"\nmsgstr "{v.format(name=name)}"\n\n'
+                      for k, v in CATALOGUE.items())
+    return ('msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n"Language: en\\n"\n\n'
+            + entries)
+
+
 def create(name: str, root: Path = ROOT) -> list[Path]:
-    """Write the module, page and test of a new chapter; add it to the table of contents."""
+    """Write a new chapter's package, page, catalogue and test; add it to the table of
+    contents and to the README's chapter list."""
     if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
         raise ReproError(f"chapter names are lower-case identifiers (a-z, 0-9, _), not {name!r}")
-    if name in chapters():
+    if name in chapters() or (root / "repro" / "chapters" / name).exists():
         raise ReproError(f"chapter {name!r} exists already")
-    files = {
-        root / "repro" / "chapters" / f"{name}.py": MODULE.format(name=name),
-        root / "docs" / "chapters" / f"{name}.md": PAGE.format(name=name),
-        root / "tests" / f"test_chapter_{name}.py": TEST.format(name=name),
-    }
+    package = root / "repro" / "chapters" / name
+    files = {package / rel: text.format(name=name) for rel, text in FILES.items()}
+    files[root / "docs" / "chapters" / f"{name}.md"] = PAGE.format(name=name)
+    files[root / "locale" / "en" / "LC_MESSAGES" / "chapters" / f"{name}.po"] = _po(name)
+    files[root / "tests" / f"test_chapter_{name}.py"] = TEST.format(name=name)
     for path in files:
         if path.exists():
             raise ReproError(f"{path.relative_to(root)} exists already")
     for path, text in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     index = root / "docs" / "index.md"
     toc = index.read_text(encoding="utf-8")
     last = list(re.finditer(r"^chapters/\w+\n", toc, flags=re.M))[-1]
     index.write_text(toc[:last.end()] + f"chapters/{name}\n" + toc[last.end():], encoding="utf-8")
-    return [*files, index]
+    readme = update_readme(root, extra=[name])
+    return [*files, index, *([readme] if readme else [])]

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Make sure a Docker engine answers. Uses DOCKER_HOST or the local socket if one
-# answers; otherwise, as root on Debian, starts Debian's dockerd in the background.
+# answers; otherwise, as root on Debian (starting it needs root), starts Debian's dockerd
+# in the background, listening on its Unix socket only: no TCP port.
 set -euo pipefail
 if docker info > /dev/null 2>&1; then
   exit 0
@@ -15,7 +16,7 @@ if [ "$(id -u)" != 0 ] || [ ! -f /etc/debian_version ] || ! command -v dockerd >
   exit 1
 fi
 echo "starting dockerd (log: /var/log/repro-dockerd.log)"
-nohup dockerd > /var/log/repro-dockerd.log 2>&1 &
+nohup dockerd -H unix:///var/run/docker.sock > /var/log/repro-dockerd.log 2>&1 &
 for _ in $(seq 60); do
   docker info > /dev/null 2>&1 && exit 0
   sleep 0.5

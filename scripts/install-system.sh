@@ -1,14 +1,22 @@
 #!/usr/bin/env bash
 # Debian packages the project needs. As root on Debian: installs what is missing.
 # Elsewhere: names what is missing and fails, so nothing half-works silently.
+# With arguments, those packages instead (e.g. golang-go for `make lint-workflow`).
 #   docker.io    the Docker engine (scripts/ensure-docker.sh starts it)
 #   mmdebstrap   offline PostgreSQL images (images/build.sh)
+#   curl unzip xz-utils  the same, for zonky's server binaries (a .txz in a Maven jar)
 #   gettext      msgfmt, to check the English catalogue
-#   plantuml     diagrams on the pages (sphinxcontrib-plantuml)
+#   plantuml graphviz  diagrams on the pages (sphinxcontrib-plantuml; without Graphviz,
+#                PlantUML draws its error message instead of a deployment diagram)
 #   fonts-noto-cjk  Japanese labels in the charts
 #   chromium     the browser test of the built site
+#   texlive-* latexmk  the PDF of the report (Japanese through upLaTeX)
+#   stress-ng    keeps a core busy for the verdict-stability benchmark under load
 set -euo pipefail
-packages=(docker.io mmdebstrap gettext plantuml fonts-noto-cjk chromium)
+packages=(docker.io mmdebstrap curl unzip xz-utils gettext plantuml graphviz fonts-noto-cjk chromium
+          texlive-lang-japanese texlive-latex-recommended texlive-latex-extra
+          texlive-fonts-recommended tex-gyre latexmk stress-ng)
+[ $# -gt 0 ] && packages=("$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,66 +1,76 @@
-"""replication at tiny scale: expected findings hold, every configuration ran with the standbys it
-names (synchronous ones as "sync"), and the page's pieces build."""
+"""replication: every configuration ran with the standbys it names (synchronous ones as "sync"),
+synchronous standbys had every commit; the originals' ratios; F2 and F3 on crafted rounds."""
 import pytest
-from chapter_checks import check_pieces_build, failed_expected_findings
+from conftest import chapter_result
 
-from repro.chapters import replication
+from repro import registry
+from repro.chapters.replication import experiment
+from repro.chapters.replication.findings import FINDINGS, PATTERN_B
+from repro.chapters.replication.page import original_ratio
+from repro.chapter import Run
+from repro.stats import Rounds
+from repro.verdict import CONTRADICTED, REPRODUCED, Environment
+
+FINDING = {f.id: f for f in FINDINGS}
 
 
-def test_expected_findings_hold(tiny_results) -> None:
-    doc, _ = tiny_results["replication"]
-    failed = failed_expected_findings(doc)
-    assert not failed, failed
-
-
-def test_every_configuration_ran_with_its_standbys(tiny_results) -> None:
-    doc, _ = tiny_results["replication"]
-    measured = doc["raw"]["pgbench"]
-    assert set(measured) == set(replication.CONFIGS)
-    for config, runs in measured.items():
-        connected, synchronous = replication.CONFIGS[config]
-        assert len(runs) == doc["scale_params"]["rounds"], config
+def test_every_configuration_ran_with_its_standbys() -> None:
+    doc, _ = chapter_result("replication")
+    rounds = doc["raw"]["rounds"]
+    assert set(rounds) == set(experiment.CONFIGS)
+    for config, runs in rounds.items():
+        connected, synchronous = experiment.CONFIGS[config]
+        assert len(runs) >= doc["scale_params"]["rounds"], config
         for run in runs:
             assert run["tps"] > 0
             states = sorted(s["sync_state"] for s in run["standbys"].values())
             assert states == sorted(["sync"] * synchronous + ["async"] * (connected - synchronous))
 
 
-def test_synchronous_standbys_had_every_commit(tiny_results) -> None:
-    doc, _ = tiny_results["replication"]
+def test_synchronous_standbys_had_every_commit() -> None:
+    doc, _ = chapter_result("replication")
     assert doc["raw"]["exact_commit_lsn"]  # pg_walinspect is there on the default major
-    for config, runs in doc["raw"]["pgbench"].items():
+    for config, runs in doc["raw"]["rounds"].items():
         for run in runs:
             for name, standby in run["standbys"].items():
                 if standby["sync_state"] == "sync":
                     assert standby["flush_margin"] >= 0, (config, name, standby)
-    assert set(doc["summary"]["checksums"]) == {"primary", "s1", "s2", "s3"}
-    assert doc["summary"]["checksums_match"]
-
-
-def test_pages_pieces_build_from_the_result(tiny_results) -> None:
-    doc, _ = tiny_results["replication"]
-    check_pieces_build("replication", doc)
+    assert set(doc["raw"]["checksums"]) == {"primary", "s1", "s2", "s3"}
+    assert len(set(doc["raw"]["checksums"].values())) == 1
 
 
 def test_original_ratios_match_the_report() -> None:
     # the percentages printed in the report's tables 8.8-8.10
-    assert [round(replication.original_ratio(c), 1) for c in
+    run = Run(registry.get("replication"), {"raw": {}})
+    assert [round(original_ratio(run, c), 1) for c in
             ("sync1", "sync2", "sync3", "async1", "async2", "async3", "sync1_async2", "sync2_async1")
             ] == [50.4, 43.4, 39.8, 91.8, 84.1, 77.9, 43.7, 41.3]
 
 
-def _pattern_b(*ratios: float) -> dict:
-    return {"conditions": {c: {"ratio_pct": r} for c, r in zip(replication.PATTERN_B, ratios)}}
+def _rounds(tps: dict[str, list[float]]) -> Rounds:
+    return Rounds({"rounds": {c: [{"round": i, "tps": v} for i, v in enumerate(values)]
+                              for c, values in tps.items()}})
 
 
-@pytest.mark.parametrize("ratios, holds, missed", [
-    ((78, 44, 41, 40), True, None),  # the original's order
-    ((51, 28, 24, 30.5), False, "went up from 2 sync + 1 async (24.0 %) to 3 synchronous (30.5 %)"),
-    ((50, 45, 30, 28), False, "the drop 1 sync + 2 async → 2 sync + 1 async, 15.0 points"),
+def _judge(fid: str, tps: dict[str, list[float]]) -> str:
+    return FINDING[fid].judge(_rounds(tps), Environment(17, 2, frozenset(), {})).status
+
+
+@pytest.mark.parametrize("steps, status", [
+    ((1000, 900, 800, 700), REPRODUCED),  # every standby lowers TPS, in every round
+    ((1000, 900, 950, 700), CONTRADICTED),  # the second async standby raises it, in every round
 ])
-def test_f3_says_what_missed_in_this_run(ratios, holds, missed) -> None:
-    outcome = replication.f3(_pattern_b(*ratios))
-    assert outcome.holds is holds
-    assert (outcome.reason is None) is holds
-    if missed:
-        assert missed in outcome.reason.en
+def test_f2_needs_every_step_down(steps: tuple, status: str) -> None:
+    tps = {c: [v * f for f in (1, 0.9, 1.1, 1.0, 0.95)] for c, v in
+           zip(("none", "async1", "async2", "async3"), steps)}
+    tps |= {c: [v * f for f in (1, 0.9, 1.1, 1.0, 0.95)] for c, v in
+            zip(("sync1", "sync2", "sync3"), (500, 450, 400))}
+    assert _judge("F2", tps) == status
+
+
+def test_f3_needs_the_first_drop_to_be_the_largest() -> None:
+    factors = (1, 0.9, 1.1, 1.0, 0.95)
+    original_order = dict(zip(PATTERN_B, (780, 440, 410, 400)))
+    late_big_drop = dict(zip(PATTERN_B, (780, 700, 600, 300)))
+    assert _judge("F3", {c: [v * f for f in factors] for c, v in original_order.items()}) == REPRODUCED
+    assert _judge("F3", {c: [v * f for f in factors] for c, v in late_big_drop.items()}) == CONTRADICTED

@@ -1,26 +1,23 @@
-"""wait_events at tiny scale: expected findings hold, both profiles are real samples of pgbench's
-backends only, and the page's pieces build."""
-from chapter_checks import check_pieces_build, failed_expected_findings
+"""wait_events: every mode and client count measured every round, both profiles are samples
+of pgbench's backends only, event names of every major map to one; F5-F7 on crafted data."""
+from conftest import chapter_result
 
-from repro import registry
-from repro.chapters import wait_events
+from repro.chapters.wait_events import analysis, experiment
+from repro.chapters.wait_events.findings import FINDINGS
+from repro.stats import Rounds
+from repro.verdict import CONTRADICTED, NOT_APPLICABLE, REPRODUCED, Environment
 
-
-def test_expected_findings_hold(tiny_results) -> None:
-    doc, _ = tiny_results["wait_events"]
-    failed = failed_expected_findings(doc)
-    assert not failed, failed
+FINDING = {f.id: f for f in FINDINGS}
 
 
-def test_every_mode_and_client_count_measured_every_round(tiny_results) -> None:
-    doc, _ = tiny_results["wait_events"]
-    p = doc["scale_params"]
-    measured = doc["raw"]["pgbench"]
-    assert set(measured) == ({f"{m}/{c}" for m in wait_events.MODES for c in p["clients"]}
-                             | {f"control/{name}" for name in wait_events.CONTROLS})
-    for condition, runs in measured.items():
+def test_every_mode_and_client_count_measured_every_round() -> None:
+    doc, _ = chapter_result("wait_events")
+    p, rounds = doc["scale_params"], doc["raw"]["rounds"]
+    assert set(rounds) == ({f"{m}/{c}" for m in experiment.MODES for c in p["clients"]}
+                           | {f"control/{name}" for name in experiment.CONTROLS})
+    for condition, runs in rounds.items():
         clients = 1 if condition.startswith("control/") else int(condition.split("/")[1])
-        assert len(runs) == p["rounds"], condition
+        assert len(runs) >= p["rounds"], condition
         for run in runs:
             # pgbench's first connection (reading the scale) is seen too in most runs
             assert run["tps"] > 0 and clients <= run["backends"] <= clients + 1, condition
@@ -29,52 +26,57 @@ def test_every_mode_and_client_count_measured_every_round(tiny_results) -> None:
             assert run["wal_sync_ms"] is not None and run["poll_ms"] > 0  # 14+: the server's timing
 
 
-def test_profiles_hold_no_background_process(tiny_results) -> None:
+def test_profiles_hold_no_background_process() -> None:
     # walwriter, checkpointer etc. wait on Activity:* events; pgbench's backends never do
-    doc, _ = tiny_results["wait_events"]
-    for condition in doc["summary"]["conditions"].values():
-        for method in ("shares_sampling", "shares_activity"):
-            assert not [e for e in condition[method] if e.startswith("Activity:")], condition
-            assert abs(sum(condition[method].values()) - 100) < 0.01
-
-
-def test_pages_pieces_build_from_the_result(tiny_results) -> None:
-    doc, _ = tiny_results["wait_events"]
-    check_pieces_build("wait_events", doc)
-    assert registry.get("wait_events").numbers(doc["summary"])["fdatasync_us"].value > 0
+    doc, _ = chapter_result("wait_events")
+    r = Rounds(doc["raw"])
+    for condition in r.conditions():
+        for method in analysis.METHODS:
+            shares = analysis.waiting_shares(analysis.pooled(r.records(condition), method))
+            assert not [e for e in shares if e.startswith("Activity:")], condition
+            assert abs(sum(shares.values()) - 100) < 0.01
 
 
 def test_wal_wait_names_of_every_major_are_one_event() -> None:
     names = ["LWLock:WALWriteLock", "LWLock:WALWrite", "IO:WALSync", "IO:WalSync", "IO:WalWrite"]
-    assert {wait_events.canonical(n) for n in names} == set(wait_events.WAL_FLUSH)
-    assert wait_events.canonical("Client:ClientRead") == "Client:ClientRead"
+    assert {analysis.canonical(n) for n in names} == set(analysis.WAL_FLUSH)
+    assert analysis.canonical("Client:ClientRead") == "Client:ClientRead"
 
 
-def _summary(counts_cpu: bool = True, **conditions: dict) -> dict:
-    """A summary with only what F6 and F7 read."""
-    return {"conditions": conditions, "sampling_counts_cpu": counts_cpu}
+def test_wait_shares_leave_out_samples_on_cpu() -> None:
+    profile = {"CPU": 50, "Client:ClientRead": 30, "IO:WALSync": 10}
+    assert analysis.waiting_shares(profile) == {"Client:ClientRead": 75.0, "IO:WALSync": 25.0}
+    assert analysis.all_shares(profile)["IO:WALSync"] == 100 / 9
+    assert analysis.waiting_shares({"CPU": 5}) == {}
 
 
-def _run(time_pct: float, walsync_activity: float, walsync_sampling: float) -> dict:
-    return {"wal_sync_time_pct": time_pct, "of_all_activity": {"IO:WALSync": walsync_activity},
-            "of_all_sampling": {"IO:WALSync": walsync_sampling}}
+def _control(time_ms: float | None, walsync: int, other: int, rounds: int = 3) -> list[dict]:
+    """Runs whose poll saw `walsync` of `walsync + other` samples as IO:WALSync, and whose
+    server measured `time_ms` in WAL fsyncs per 1-s run."""
+    return [{"round": i, "wal_sync_ms": time_ms, "waits_activity": {"IO:WalSync": walsync, "CPU": other},
+             "waits_sampling": {"IO:WalSync": walsync, "CPU": other}} for i in range(rounds)]
 
 
-def test_f6_fails_when_the_poll_sees_the_same_on_either_cpu() -> None:
-    holds = _summary(**{"control/same_cpu": _run(16, 1.5, 16), "control/own_cpu": _run(16, 17, 16)})
-    same = _summary(**{"control/same_cpu": _run(16, 15, 16), "control/own_cpu": _run(16, 17, 16)})
-    blind = _summary(**{"control/same_cpu": _run(16, 1.5, 16), "control/own_cpu": _run(16, 4, 16)})
-    assert wait_events.f6(holds).holds is True
-    assert wait_events.f6(same).holds is False
-    assert wait_events.f6(blind).holds is False
-    assert wait_events.f6(_summary()).holds is None  # no control runs: not applicable
-    on_13 = _summary(**{"control/same_cpu": _run(None, 1.5, 16), "control/own_cpu": _run(None, 17, 16)})
-    assert wait_events.f6(on_13).holds is None  # 13 does not time WAL fsyncs
+def _judge(fid: str, raw: dict, major: int = 17) -> str:
+    raw = {"seconds": 1, "control_seconds": 1, "sampling_counts_cpu": True, **raw}
+    return FINDING[fid].judge(Rounds(raw), Environment(major, 2, frozenset(), raw)).status
+
+
+def test_f6_needs_the_poll_to_miss_on_the_same_cpu_and_match_on_its_own() -> None:
+    # 200 ms of each 1-s run in WAL fsyncs: 20 % of the time
+    holds = {"control/same_cpu": _control(200, 5, 95), "control/own_cpu": _control(200, 20, 80)}
+    blind = {"control/same_cpu": _control(200, 5, 95), "control/own_cpu": _control(200, 5, 95)}
+    same = {"control/same_cpu": _control(200, 20, 80), "control/own_cpu": _control(200, 20, 80)}
+    assert _judge("F6", {"rounds": holds}) == REPRODUCED
+    assert _judge("F6", {"rounds": blind}) == CONTRADICTED
+    assert _judge("F6", {"rounds": same}) == CONTRADICTED
+    assert _judge("F6", {"rounds": holds}, major=13) == NOT_APPLICABLE  # 13 does not time WAL fsyncs
 
 
 def test_f7_compares_pg_wait_sampling_with_the_measured_time() -> None:
-    assert wait_events.f7(_summary(**{"normal/1": _run(16, 3, 15)})).holds is True
-    assert wait_events.f7(_summary(**{"normal/1": _run(16, 3, 5)})).holds is False
-    assert wait_events.f7(_summary(**{"normal/1": _run(None, 3, 5)})).holds is None  # PG 13
+    good = {"control/same_cpu": _control(200, 20, 80), "control/own_cpu": _control(200, 21, 79)}
+    off = {"control/same_cpu": _control(200, 20, 80), "control/own_cpu": _control(200, 5, 95)}
+    assert _judge("F7", {"rounds": good}) == REPRODUCED
+    assert _judge("F7", {"rounds": off}) == CONTRADICTED
     # pg_wait_sampling without sample_cpu (1.1.3, 1.1.4) gives no share of time
-    assert wait_events.f7(_summary(False, **{"normal/1": _run(16, 3, 15)})).holds is None
+    assert _judge("F7", {"rounds": good, "sampling_counts_cpu": False}) == NOT_APPLICABLE

@@ -20,11 +20,12 @@ def repro(*args: str, **env: str) -> subprocess.CompletedProcess:
     (["run", "no_such_chapter"], {}, "unknown chapter 'no_such_chapter'; known chapters: auto_explain"),
     (["check", "no_such_chapter"], {}, "unknown chapter"),
     (["run", "auto_explain", "--scale", "huge"], {}, "unknown scale 'huge'; scales: tiny, default, full"),
-    (["run", "auto_explain", "--pg", "11"], {}, "PostgreSQL 11 is not one of the majors"),
+    (["run", "auto_explain", "--pg", "8"], {}, "PostgreSQL 8 is not one of the majors"),
+    (["run", "auto_explain", "--pg", "17,x"], {}, "PostgreSQL x is not one of the majors"),
     (["run", "auto_explain", "--scale", "tiny"], {"DOCKER_HOST": "unix:///nonexistent/docker.sock"},
      "no Docker engine reachable at unix:///nonexistent/docker.sock"),
     (["run", "auto_explain", "--dsn", "host=127.0.0.1 port=1 dbname=x connect_timeout=3"], {},
-     "cannot connect to the DSN"),
+     "chapter auto_explain cannot run against a DSN"),
 ])
 def test_bad_input(args: list[str], env: dict[str, str], message: str) -> None:
     r = repro(*args, **env)
@@ -35,10 +36,13 @@ def test_bad_input(args: list[str], env: dict[str, str], message: str) -> None:
 
 def test_check_without_result_and_with_corrupt_result(tmp_path: Path) -> None:
     r = repro("check", "auto_explain", REPRO_RESULTS=str(tmp_path))
-    assert r.returncode == 2 and "no result for auto_explain yet" in r.stderr
-    (tmp_path / "auto_explain.json").write_text("{ truncated")
+    assert r.returncode == 2 and "no result for auto_explain on PostgreSQL 17" in r.stderr
+    (tmp_path / "auto_explain").mkdir()
+    (tmp_path / "auto_explain" / "pg17-default.json").write_text("{ truncated")
     r = repro("check", "auto_explain", REPRO_RESULTS=str(tmp_path))
     assert r.returncode == 2 and "corrupt" in r.stderr and "python -m repro run" in r.stderr
+    r = repro("check", "auto_explain", "--scale", "huge", REPRO_RESULTS=str(tmp_path))
+    assert r.returncode == 2 and "unknown scale 'huge'" in r.stderr
 
 
 def test_list_names_every_chapter() -> None:

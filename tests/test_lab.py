@@ -1,18 +1,22 @@
-"""The lab against real containers: one server, a two-node network, cleanup on every exit path."""
+"""The lab against real containers: one server, a two-node network, cleanup on every exit path,
+and nothing open to the network: ports on loopback only, a fresh password per run."""
 from __future__ import annotations
 
 import os
+import random
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import psycopg
 import pytest
 
 from repro.errors import ReproError
-from repro.lab import Lab, leftovers
-from repro.pgtools import parse_test_timing
+from repro.lab import engine
+from repro.lab.pgtools import parse_test_timing
+from repro.lab.servers import Lab, leftovers
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -26,7 +30,7 @@ def nothing_left_behind():
 
 def test_single_server_settings_restart_pgbench_and_tools() -> None:
     with Lab() as lab:
-        s = lab.server({"shared_buffers": "64MB", "work_mem": "5242kB"})
+        s = lab.server("one", {"shared_buffers": "64MB", "work_mem": "5242kB"})
         assert s.sql("SHOW work_mem") == [("5242kB",)]
         assert s.sql("SELECT current_setting('server_encoding'), datctype FROM pg_database "
                      "WHERE datname = current_database()") \
@@ -44,14 +48,16 @@ def test_single_server_settings_restart_pgbench_and_tools() -> None:
         assert timing["per_loop_ns"] > 0
         assert "pg_wait_sampling" in {row[0] for row in
                                       s.sql("SELECT name FROM pg_available_extensions")}
+        s.set({"application_name": "it's quoted"})  # ALTER SYSTEM with a quoted literal
+        assert s.sql("SHOW application_name") == [("it's quoted",)]
 
 
 def test_two_nodes_on_a_private_network() -> None:
     with Lab() as lab:
         net = lab.network()
-        alpha = lab.server(network=net, alias="alpha")
-        beta = lab.server(network=net, alias="beta")
-        env = {"PGPASSWORD": "repro"}
+        alpha = lab.server("alpha", network=net, alias="alpha")
+        beta = lab.server("beta", network=net, alias="beta")
+        env = {"PGPASSWORD": lab.password}
         beta.run(["pgbench", "-i", "-s", "1", "-q", "-h", "alpha", "-U", "postgres", "bench"], env)
         out = beta.run(["psql", "-h", "alpha", "-U", "postgres", "-d", "bench", "-Atc",
                         "SELECT count(*) FROM pgbench_accounts"], env)
@@ -63,7 +69,7 @@ def test_two_nodes_on_a_private_network() -> None:
 def test_standby_made_by_pg_basebackup_streams_from_its_primary() -> None:
     with Lab() as lab:
         net = lab.network()
-        primary = lab.server(network=net, alias="primary")
+        primary = lab.server("primary", network=net, alias="primary")
         primary.sql("CREATE TABLE t AS SELECT 1 AS x")
         standby = lab.standby(primary, net, "s1")
         assert standby.sql("SELECT pg_is_in_recovery(), count(*) FROM t") == [(True, 1)]
@@ -82,7 +88,7 @@ def test_standby_made_by_pg_basebackup_streams_from_its_primary() -> None:
 def test_cleanup_after_an_exception() -> None:
     with pytest.raises(RuntimeError):
         with Lab() as lab:
-            lab.server()
+            lab.server("one")
             lab.network()
             assert len(leftovers()) == 2
             raise RuntimeError("boom")
@@ -91,7 +97,7 @@ def test_cleanup_after_an_exception() -> None:
 def test_unreachable_dsn_is_a_clear_error() -> None:
     with Lab() as lab:
         with pytest.raises(ReproError, match="cannot connect to the DSN"):
-            lab.external("host=127.0.0.1 port=1 user=postgres dbname=postgres connect_timeout=3")
+            lab.external("host=127.0.0.1 port=1 user=postgres dbname=postgres connect_timeout=3", "x")
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
@@ -102,9 +108,60 @@ def test_interrupted_run_leaves_nothing(tmp_path: Path, sig: signal.Signals) -> 
                             cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
     for line in proc.stderr:  # progress lines
-        if "round 1/" in line or time.monotonic() > deadline:
+        if "round 1 ·" in line or time.monotonic() > deadline:
             break
     assert len(leftovers()) >= 2, "the run should have its servers up by now"
     proc.send_signal(sig)
     assert proc.wait(timeout=60) == 130
-    assert not (tmp_path / "auto_explain.json").exists()
+    assert not list(tmp_path.rglob("*.json"))
+
+
+def test_signals_while_containers_are_being_created_leave_nothing(tmp_path: Path) -> None:
+    """SIGTERM at random moments of a run's first seconds, when containers are being created
+    (as a CI runner's timeout sends it): every container carrying the run's label goes."""
+    env = {**os.environ, "REPRO_RESULTS": str(tmp_path)}
+    rng = random.Random(7)
+    for _ in range(5):
+        proc = subprocess.Popen([sys.executable, "-m", "repro", "run", "auto_explain", "--scale",
+                                 "tiny"], cwd=ROOT, env=env, stderr=subprocess.DEVNULL,
+                                start_new_session=True)
+        time.sleep(rng.uniform(1.0, 4.0))
+        os.killpg(proc.pid, signal.SIGTERM)
+        assert proc.wait(timeout=60) in (130, -signal.SIGTERM)
+        assert leftovers() == []
+
+
+def test_ports_on_loopback_only_and_a_fresh_password() -> None:
+    with Lab() as lab, Lab() as other:
+        s = lab.server("one")
+        s.docker.reload()
+        bindings = s.docker.attrs["NetworkSettings"]["Ports"]["5432/tcp"]
+        if engine.is_local():
+            assert {b["HostIp"] for b in bindings} == {"127.0.0.1"}
+        assert lab.password != other.password and len(lab.password) >= 24
+        host, port = s.container.get_container_host_ip(), s.container.get_exposed_port(5432)
+        with pytest.raises(psycopg.OperationalError):  # the fixed password of earlier versions
+            psycopg.connect(f"host={host} port={port} user=postgres password=repro dbname=bench",
+                            connect_timeout=5)
+
+
+def test_errors_do_not_carry_the_password() -> None:
+    with Lab() as lab:
+        s = lab.server("one")
+        with pytest.raises(ReproError) as failed:
+            s.run(["psql", "-h", "127.0.0.1", "-c", "SELECT 1/0"])
+        with pytest.raises(psycopg.Error) as bad_sql:
+            s.sql("SELECT no_such_column FROM pg_class")
+        assert lab.password not in str(failed.value) + str(bad_sql.value)
+
+
+def test_the_docker_engine_listens_on_no_tcp_port() -> None:
+    """The engine the project starts answers on its Unix socket only: nothing in the kernel's
+    table of listening TCP sockets belongs to Docker's ports (2375, 2376)."""
+    listening = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            local, state = line.split()[1], line.split()[3]
+            if state == "0A":  # LISTEN
+                listening.add(int(local.rsplit(":", 1)[1], 16))
+    assert not listening & {2375, 2376}

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from repro.pgbench import parse
+from repro.lab.pgbench import parse
 
 DATA = Path(__file__).parent / "data" / "pgbench"
 

@@ -1,58 +1,75 @@
-"""`python -m repro new` writes a chapter that imports, runs at tiny scale and is wired in."""
+"""`python -m repro new` writes a chapter that imports, runs at tiny scale, is wired in and is
+translated; the README's chapter list follows."""
 import importlib.util
 import json
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
 
-from repro import runner, scaffold
+from repro import scaffold
+from repro.chapter import Chapter, Run
 from repro.errors import ReproError
-from repro.lab import Lab
+from repro.lab import runner
+from repro.lab.servers import Lab
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
-def tree(tmp_path: Path) -> Path:
-    for d in ("repro/chapters", "docs/chapters", "tests"):
+def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A bare project tree; the demo chapters' results go there too, not into _build."""
+    monkeypatch.setenv("REPRO_RESULTS", str(tmp_path / "results"))
+    for d in ("repro/chapters", "docs/chapters", "tests", "locale/en/LC_MESSAGES/chapters"):
         (tmp_path / d).mkdir(parents=True)
     shutil.copy(ROOT / "docs" / "index.md", tmp_path / "docs" / "index.md")
+    shutil.copy(ROOT / "README.md", tmp_path / "README.md")
     return tmp_path
+
+
+def _load(tree: Path, name: str) -> Chapter:
+    """The new package, imported from the tree as the registry would import it."""
+    package = tree / "repro" / "chapters" / name
+    spec = importlib.util.spec_from_file_location(f"repro.chapters.{name}", package / "__init__.py",
+                                                  submodule_search_locations=[str(package)])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    chapter = module.CHAPTER
+    chapter.name, chapter.package = name, package
+    return chapter
 
 
 def test_new_chapter_runs_and_is_wired(tree: Path) -> None:
     paths = scaffold.create("demo_chapter", tree)
-    assert {p.relative_to(tree).as_posix() for p in paths} == {
-        "repro/chapters/demo_chapter.py", "docs/chapters/demo_chapter.md",
-        "tests/test_chapter_demo_chapter.py", "docs/index.md"}
+    rel = {p.relative_to(tree).as_posix() for p in paths}
+    assert {"docs/chapters/demo_chapter.md", "tests/test_chapter_demo_chapter.py", "docs/index.md",
+            "locale/en/LC_MESSAGES/chapters/demo_chapter.po", "README.md",
+            "repro/chapters/demo_chapter/experiment.py", "repro/chapters/demo_chapter/findings.py",
+            "repro/chapters/demo_chapter/files/postgresql.conf"} <= rel
     toc = (tree / "docs" / "index.md").read_text()
     assert "chapters/replication\nchapters/demo_chapter\n" in toc  # appended after the last chapter
-    spec = importlib.util.spec_from_file_location(
-        "repro.chapters.demo_chapter", tree / "repro" / "chapters" / "demo_chapter.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    doc, _ = runner.run(module.CHAPTER, "tiny", out=lambda line: None)
-    assert [f["id"] for f in doc["findings"]] == ["F1"]
-    assert doc["summary"]["tps"]["off"] > 0
+    assert "`demo_chapter`" in (tree / "README.md").read_text()
+    chapter = _load(tree, "demo_chapter")
+    doc, _ = runner.run(chapter, "tiny", out=lambda line: None)
+    verdicts = Run(chapter, doc).verdicts
+    assert [v.finding.id for v in verdicts] == ["F1"] and verdicts[0].checks[0].estimate.value
     page = (tree / "docs" / "chapters" / "demo_chapter.md").read_text()
-    assert "{repro-table} demo_chapter tps" in page
+    assert "{repro-table} demo_chapter tps" in page and "files/postgresql.conf" in page
 
 
 def test_new_chapter_runs_against_an_existing_server_by_dsn(tree: Path) -> None:
     """The DSN target: a server the run did not start, pgbench in a helper container."""
     scaffold.create("dsn_demo", tree)
-    spec = importlib.util.spec_from_file_location(
-        "repro.chapters.dsn_demo", tree / "repro" / "chapters" / "dsn_demo.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    chapter = _load(tree, "dsn_demo")
     with Lab() as lab:
-        existing = lab.server()
-        doc, _ = runner.run(module.CHAPTER, "tiny", dsn=existing.conninfo(), out=lambda line: None)
+        existing = lab.server("existing")
+        doc, _ = runner.run(chapter, "tiny", dsn=existing.conninfo(), out=lambda line: None)
         assert existing.sql("SELECT count(*) FROM pgbench_branches") == [(1,)]
     assert doc["provenance"]["target"] == "external server (DSN)"
     assert doc["key"]["target"].startswith("dsn:") and "password" not in json.dumps(doc)
-    assert doc["summary"]["tps"]["on"] > 0
+    assert doc["raw"]["rounds"]["on"][0]["tps"] > 0
 
 
 @pytest.mark.parametrize("name, message", [("Bad-Name", "lower-case"),

@@ -1,12 +1,14 @@
 """The built site in headless Chromium (Debian's), served over local HTTP.
 
-By default the site is built here from the tiny-scale results of this test
-session; SITE_DIR=_build/html checks the real build instead (make site-check).
+By default the site is built here from the chapter results of this test session
+(fresh stored ones, or tiny runs); SITE_DIR=_build/html checks the real build instead
+(make site-check).
 Screenshots land in _build/screenshots/.
 """
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -16,30 +18,33 @@ from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import numpy as np
 import pytest
 from playwright.sync_api import Page, sync_playwright
 
+from conftest import chapter_result
+
 from repro import registry
+from repro.chapter import Run
+from repro.site.words import STATUS
 
 ROOT = Path(__file__).resolve().parent.parent
 SHOTS = ROOT / "_build" / "screenshots"
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-STATUS_WORDS = {"ja": ("再現した", "再現しなかった", "この環境では対象外"),
-                "en": ("reproduced", "not reproduced", "not applicable here")}
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory, request) -> Path:
     if os.environ.get("SITE_DIR"):
         return Path(os.environ["SITE_DIR"]).resolve()
-    request.getfixturevalue("tiny_results")  # the pages render this session's tiny runs
-    return _build_site(tmp_path_factory.mktemp("site"))
+    scales = {chapter_result(name)[0]["scale"] for name in registry.chapters()}
+    return _build_site(tmp_path_factory.mktemp("site"), min(scales))  # the results' scale
 
 
-def _build_site(out: Path) -> Path:
-    env = {**os.environ, "SCALE": "tiny"}
+def _build_site(out: Path, scale: str) -> Path:
+    env = {**os.environ, "SCALE": scale}
     for lang in ("ja", "en"):
         subprocess.run([sys.executable, "-m", "sphinx", "-c", str(ROOT), "-W", "--keep-going", "-n",
                         "-q", "-b", "html", "-D", f"language={lang}", str(ROOT / "docs"),
@@ -94,12 +99,17 @@ def test_front_page_and_ledger(base_url, browser, lang: str) -> None:
     page, errors = _open(browser, f"{base_url}/{lang}/index.html")
     page.screenshot(path=str(SHOTS / f"index-{lang}.png"), full_page=True)
     assert errors == [] and _broken_images(page) == []
-    ledger = page.inner_text("table")
-    for name, chapter in registry.chapters().items():
-        assert chapter.title(lang) in ledger
-        for finding in chapter.findings:
-            assert finding.id in ledger
-    assert any(word in ledger for word in STATUS_WORDS[lang])
+    rows = page.eval_on_selector_all("table.repro-ledger tbody tr", "trs => trs.map(tr => "
+                                     "Array.from(tr.cells).map(td => td.innerText.trim()))")
+    chapter_of_row = ""
+    seen = set()
+    for cells in rows:  # chapter (first row only), finding, claim, status
+        chapter_of_row = cells[0] or chapter_of_row
+        name = next(n for n, c in registry.chapters().items() if c.title(lang) == chapter_of_row)
+        verdicts = {v.finding.id: v.status for v in Run(registry.get(name), chapter_result(name)[0]).verdicts}
+        assert cells[3].startswith(STATUS[verdicts[cells[1]]](lang)), cells
+        seen.add((name, cells[1]))
+    assert seen == {(n, f.id) for n, c in registry.chapters().items() for f in c.findings}
     page.close()
 
 
@@ -113,8 +123,8 @@ def test_chapter_page_and_language_switch(base_url, browser, name: str, lang: st
     assert page.locator(".repro-chart img").count() == len(chapter.charts)
     if "{uml}" in (ROOT / "docs" / "chapters" / f"{name}.md").read_text():
         assert page.locator("img[src$='.svg']").count() >= 1  # the PlantUML diagrams
-    assert page.locator(".repro-findings li").count() == len(chapter.findings)
-    page.click(".repro-language-link")
+    assert page.locator("table.repro-findings tbody tr").count() == len(chapter.findings)
+    page.click(".sidebar-drawer .repro-language-link")  # on wide screens, in the sidebar
     page.wait_for_load_state("networkidle")
     assert page.url.endswith(f"/{other}/chapters/{name}.html")
     assert page.locator("html").get_attribute("lang") == other
@@ -125,4 +135,102 @@ def test_root_page_leads_to_a_language(base_url, browser) -> None:
     page, errors = _open(browser, f"{base_url}/index.html")
     assert errors == []
     assert page.url.endswith("/en/index.html") or page.url.endswith("/ja/index.html")
+    page.close()
+
+
+def _visible_text(html: str, code: bool = True) -> str:
+    """A page's text as read, without scripts and markup (and without code, if asked)."""
+    html = re.sub(r"(?s)<(script|style|svg)\b.*?</\1>", " ", html)
+    if not code:
+        html = re.sub(r"(?s)<(pre|code)\b.*?</\1>", " ", html)
+    return re.sub(r"(?s)<[^>]+>", " ", html)
+
+
+JAPANESE = r"[\u3040-\u30ff\u3400-\u9fff]+"
+
+
+def _cited() -> set[str]:
+    """Japanese that English pages may show: the words of cited titles and names (shown in
+    their own language), the language link."""
+    allowed = {"日本語"}
+    for chapter in registry.chapters().values():
+        for source in chapter.original["sources"]:
+            for text in (source["title"], *source["by"].values()):
+                allowed |= set(re.findall(JAPANESE, text))
+    return allowed
+
+
+def test_english_pages_carry_no_japanese(site: Path) -> None:
+    """Everything on the English site is translated, cited titles aside (a translation that
+    Sphinx dropped, an untranslated label or a code comment would show up here)."""
+    allowed = _cited()
+    found = {}
+    for page in sorted((site / "en").rglob("*.html")):
+        if page.name in ("search.html", "genindex.html"):
+            continue
+        text = _visible_text(page.read_text(encoding="utf-8"))
+        if hits := [run for run in re.findall(JAPANESE, text) if run not in allowed]:
+            found[page.relative_to(site).as_posix()] = hits[:5]
+    assert not found, found
+
+
+THEME_ENGLISH = ("Skip to content", "Copyright", "Made with", "Previous", "Next", "Home",
+                 "Contents", "Menu", "Expand", "Light mode", "Dark mode", "Back to top",
+                 "On this page", "container", "Settings:")
+
+
+def test_japanese_pages_carry_no_english_ui_text(site: Path) -> None:
+    found = {}
+    for page in sorted((site / "ja").rglob("*.html")):
+        html = page.read_text(encoding="utf-8")
+        text = _visible_text(html, code=False) + " ".join(re.findall(r"<title>(.*?)</title>", html))
+        if hits := [w for w in THEME_ENGLISH if re.search(rf"\b{re.escape(w)}\b", text)]:
+            found[page.relative_to(site).as_posix()] = hits
+    assert not found, found
+
+
+def test_diagrams_are_drawings_not_error_messages(site: Path) -> None:
+    svgs = sorted((site / "ja" / "_images").glob("plantuml-*.svg"))
+    assert svgs
+    for svg in svgs:
+        text = svg.read_text(encoding="utf-8", errors="replace")
+        assert "Cannot find Graphviz" not in text and "Syntax Error" not in text, svg.name
+        assert len(re.findall(r"<(rect|path|polygon|line|ellipse)\b", text)) >= 3, svg.name
+
+
+def test_charts_are_not_blank(site: Path) -> None:
+    from PIL import Image
+    pngs = sorted((site / "ja" / "_images" / "repro").glob("*.png"))
+    assert len(pngs) == sum(len(c.charts) for c in registry.chapters().values())
+    for png in pngs:
+        pixels = np.asarray(Image.open(png).convert("RGB").resize((200, 120))).reshape(-1, 3)
+        ink = float((pixels.sum(axis=1, dtype=int) < 600).mean())
+        assert len(np.unique(pixels, axis=0)) > 20 and ink > 0.02, png.name
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+def test_narrow_screens_scroll_tables_and_show_the_language_link(base_url, browser, lang: str) -> None:
+    page = browser.new_page(viewport={"width": 390, "height": 800})
+    page.goto(f"{base_url}/{lang}/chapters/wait_events.html", wait_until="networkidle")
+    page.screenshot(path=str(SHOTS / f"wait_events-{lang}-390.png"), full_page=True)
+    narrowest = page.eval_on_selector_all("table.repro-table td, table.repro-table th",
+                                          "cells => Math.min(...cells.map(c => c.getBoundingClientRect().width))")
+    assert narrowest >= 40, narrowest  # no cell squeezed to a character per line
+    assert page.locator(".announcement .repro-language-link").is_visible()
+    page.close()
+
+
+SEARCHES = {"ja": ["pg_wait_sampling", "log_timing", "synchronous_commit", "同期スタンバイ"],
+            "en": ["pg_wait_sampling", "log_timing", "synchronous_commit", "standby"]}
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+def test_search_finds_setting_names_and_words(base_url, browser, lang: str) -> None:
+    page = browser.new_page()
+    for word in SEARCHES[lang]:
+        page.goto(f"{base_url}/{lang}/search.html?q={word}", wait_until="networkidle")
+        page.wait_for_selector("#search-results p.search-summary", timeout=15000)
+        summary = page.inner_text("#search-results p.search-summary")
+        found = page.locator("#search-results ul.search li").count()
+        assert found > 0 and re.search(r"\d", summary), (word, summary)
     page.close()

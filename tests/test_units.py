@@ -1,24 +1,30 @@
-"""Pure units: number formatting, measuring helpers, results and cache keys, pg_test_timing."""
+"""Pure units: number formatting, rounds and intervals, verdicts, measuring helpers, results
+and cache keys, the parsers of PostgreSQL's small tools."""
 import json
 
 import pytest
 
 from repro import results
-from repro.measure import paired_change, rotated, spread
-from repro.pgtools import parse_test_fsync, parse_test_timing
+from repro.lab.measure import Plan, Progress, rotated, run_rounds
+from repro.lab.pgtools import parse_test_fsync, parse_test_timing
+from repro.lab.wal import lsn, lsn_text
+from repro.lab.waits import cpu_split
+from repro.stats import Rounds, estimate, median, paired_change
 from repro.text import Number, Text
-from repro.wal import lsn, lsn_text
-from repro.waits import cpu_split, shares
+from repro.verdict import (CONTRADICTED, INCONCLUSIVE, REPRODUCED, Above, Below, Between, Check,
+                           Environment, Finding, Measure, min_cpus, undecided)
 
 
 @pytest.mark.parametrize("number, lang, text", [
-    (Number(12.345, "%", 1, signed=True), "en", "+12.3 %"),
+    (Number(12.345, "%", 1, signed=True), "en", "+12.3\u00a0%"),
     (Number(12.345, "%", 1, signed=True), "ja", "+12.3%"),
-    (Number(-0.04, "%", 1, signed=True), "en", "±0.0 %"),
+    (Number(-0.04, "%", 1, signed=True), "en", "±0.0\u00a0%"),
     (Number(2523.48897, "", 0), "en", "2,523"),
-    (Number(0.1104, "ms"), "ja", "0.110 ms"),
-    (Number(38.268, "ms"), "en", "38.3 ms"),
+    (Number(0.1104, "ms"), "ja", "0.110\u00a0ms"),
+    (Number(38.268, "ms"), "en", "38.3\u00a0ms"),
     (Number(None, "ms"), "en", "—"),
+    (Number(56.2, "%", 0, signed=True, low=48.1, high=63.4), "en", "+56 [+48, +63]\u00a0%"),
+    (Number(56.2, "%", 0, signed=True, low=48.1, high=63.4), "ja", "+56 [+48, +63]%"),
 ])
 def test_number_format(number: Number, lang: str, text: str) -> None:
     assert number.format(lang) == text
@@ -39,18 +45,97 @@ def test_rotation_varies_positions_and_predecessors() -> None:
         assert len({o[o.index(item) - 1] for o in orders if o.index(item) > 0}) > 1
 
 
+def _rounds(values: dict[str, list[float]]) -> Rounds:
+    return Rounds({"rounds": {c: [{"round": i, "v": v} for i, v in enumerate(vs)]
+                              for c, vs in values.items()}})
+
+
 def test_paired_change_uses_each_round_as_its_own_control() -> None:
     # the machine slows down 2x in round 2; the pairs still say +10 %
-    assert paired_change([1.1, 2.2, 1.1], [1.0, 2.0, 1.0]) == pytest.approx(10.0)
-    assert spread([1.0, 2.0, 1.5]) == pytest.approx(66.666, rel=1e-3)
+    r = _rounds({"a": [1.1, 2.2, 1.1], "b": [1.0, 2.0, 1.0]})
+    assert paired_change(r.pairs("a", "b", "v")) == pytest.approx(10.0)
+
+
+def test_a_resample_repeats_whole_rounds_and_keeps_pairs() -> None:
+    r = _rounds({"a": [1, 2, 3], "b": [10, 20, 30]})
+    view = r.resample([2, 2, 0])
+    assert view.values("a", "v") == [3, 3, 1]
+    assert view.pairs("a", "b", "v") == [(3, 30), (3, 30), (1, 10)]
+    assert r.used >= {"a", "b"}  # what a statistic read, the run needs
+
+
+def test_interval_from_rounds() -> None:
+    r = _rounds({"a": [10.0, 11.0, 9.0, 10.5, 9.5, 10.2, 9.8]})
+    e = estimate(lambda v: median(v.values("a", "v")), r)
+    assert e.value == 10.0 and 9.0 <= e.low < 10.0 < e.high <= 11.0
+    assert estimate(lambda v: median(v.values("a", "v")), r) == e  # same data, same interval
+    exact = estimate(lambda v: 4.0, r, exact=True)
+    assert (exact.low, exact.high) == (4.0, 4.0)
+
+
+@pytest.mark.parametrize("threshold, low, high, status", [
+    (Above(10), 11, 15, REPRODUCED), (Above(10), 5, 9, CONTRADICTED), (Above(10), 9, 11, INCONCLUSIVE),
+    (Above(10), 10, 12, INCONCLUSIVE), (Above(10, inclusive=True), 10, 12, REPRODUCED),
+    (Below(0), -5, -1, REPRODUCED), (Below(0), 1, 5, CONTRADICTED), (Below(0), -1, 1, INCONCLUSIVE),
+    (Between(-20, 20), -5, 5, REPRODUCED), (Between(-20, 20), 25, 40, CONTRADICTED),
+    (Between(-20, 20), 10, 30, INCONCLUSIVE),
+])
+def test_three_way_verdict_from_an_interval(threshold, low: float, high: float, status: str) -> None:
+    assert threshold.status(low, high) == status
+
+
+def test_holds_if_text_comes_from_the_declaration() -> None:
+    m = Measure(Text("変化", "change"), lambda r: 0.0, "%", 1, signed=True)
+    assert Check(m, Above(30)).text().en == "change > +30\u00a0%"
+    assert Check(m, Between(-20, 20)).text().ja == "変化 ±20% 以内"
+
+
+def _finding(statistic, requires=()) -> Finding:
+    return Finding("F", Text("x", "x"), [Check(Measure(Text("a", "a"), statistic), Above(0))],
+                   requires=requires)
+
+
+def test_requirements_give_not_applicable_with_the_reason() -> None:
+    v = _finding(lambda r: 1.0, [min_cpus(8)]).judge(Rounds({}), Environment(17, 2, frozenset(), {}))
+    assert v.status == "not applicable" and "8" in v.reason.en and "2" in v.reason.en
+
+
+def test_undecided_names_what_more_rounds_could_decide() -> None:
+    r = _rounds({"a": [1.0, -1.0, 2.0, -2.0], "b": [5.0, 6.0, 5.5, 6.5]})
+    straddles = _finding(lambda v: median(v.values("a", "v")))
+    clear = Finding("G", Text("y", "y"), [Check(Measure(Text("b", "b"),
+                                                        lambda v: median(v.values("b", "v"))), Above(0))])
+    conditions, ids = undecided([straddles, clear], r, Environment(17, 2, frozenset(), {}))
+    assert (conditions, ids) == ({"a"}, ["F"])
+
+
+def test_rounds_are_added_for_undecided_conditions_within_the_plan() -> None:
+    calls: list[str] = []
+
+    def run(name: str):
+        def one():
+            calls.append(name)
+            return {name: {"v": 1.0}}
+        return one
+
+    def decide(measured):  # "a" stays undecided until it has 4 rounds
+        return ({"a"}, ["F1"]) if len(measured["a"]) < 4 else (set(), [])
+
+    measured, log = run_rounds({"a": run("a"), "b": run("b")}, Plan(2, 6, 1e9),
+                               Progress("t", lambda line: None), decide)
+    assert len(measured["a"]) == 4 and len(measured["b"]) == 2
+    assert [e.runs for e in log.extra] == [["a"], ["a"]] and log.stopped == "decided"
+    _, capped = run_rounds({"a": run("a")}, Plan(2, 3, 1e9), Progress("t", lambda line: None),
+                           lambda m: ({"a"}, ["F1"]))
+    assert capped.stopped == "max_rounds"
 
 
 def test_cache_key_freshness() -> None:
-    key = results.cache_key("abc", "tiny", "sha256:1", "container")
+    key = results.cache_key("abc", "tiny", "debian/r1/17.11", "container")
     doc = {"key": key}
     assert results.is_fresh(doc, key)
     assert results.is_fresh(doc, {**key, "image": None})  # cached mode: any image
-    for changed in ({"module": "abd"}, {"scale": "default"}, {"image": "sha256:2"},
+    for changed in ({"experiment": "abd"}, {"scale": "default"}, {"image": "debian/r2/17.11"},
                     {"target": "dsn:x"}, {"format": results.FORMAT + 1}):
         assert not results.is_fresh(doc, {**key, **changed})
     assert not results.is_fresh(None, key)
@@ -64,19 +149,27 @@ def test_source_hash_changes_with_content(tmp_path) -> None:
     assert results.source_hash([f]) != before
 
 
+def test_experiment_hash_covers_the_harness_modules_it_imports() -> None:
+    from repro import registry
+    closure = {p.relative_to(results.ROOT).as_posix() for p in
+               results.code_closure(registry.get("wait_events").package / "experiment.py")}
+    assert {"repro/lab/waits.py", "repro/lab/servers.py", "repro/lab/context.py"} <= closure
+    assert not {"repro/site/sphinxext.py", "repro/verdict.py", "repro/stats.py"} & closure
+    assert "repro/chapters/wait_events/findings.py" not in closure  # judging is not measuring
+
+
 @pytest.mark.parametrize("content", ["{ not json", "[]", json.dumps({"chapter": "x"}), "\xff\xfe"])
-def test_corrupt_result_files_are_reported_not_crashed_on(tmp_path, monkeypatch, content) -> None:
-    monkeypatch.setenv("REPRO_RESULTS", str(tmp_path))
-    (tmp_path / "x.json").write_text(content, encoding="latin-1")
+def test_corrupt_result_files_are_reported_not_crashed_on(tmp_path, content) -> None:
+    path = tmp_path / "x.json"
+    path.write_text(content, encoding="latin-1")
     with pytest.raises(results.CorruptResult):
-        results.load("x")
+        results.load(path, "x")
 
 
-def test_save_is_atomic_and_loadable(tmp_path, monkeypatch) -> None:
-    monkeypatch.setenv("REPRO_RESULTS", str(tmp_path))
-    doc = {k: {} for k in results.REQUIRED} | {"chapter": "x", "format": 1}
-    results.save(doc)
-    assert results.load("x") == doc
+def test_save_is_atomic_and_loadable(tmp_path) -> None:
+    doc = {k: {} for k in results.REQUIRED} | {"chapter": "x", "format": results.FORMAT}
+    results.save(doc, tmp_path / "x.json")
+    assert results.load(tmp_path / "x.json", "x") == doc
     assert not list(tmp_path.glob("*.tmp"))
 
 
@@ -109,12 +202,6 @@ def test_cpu_split_is_vmstat_columns() -> None:
     assert split["wa"] == pytest.approx(20 / 220 * 100)
     assert split["st"] == pytest.approx(10 / 220 * 100)
     assert sum(split.values()) == pytest.approx(100)
-
-
-def test_wait_shares_leave_out_samples_on_cpu() -> None:
-    assert shares({"CPU": 50, "Client:ClientRead": 30, "IO:WALSync": 10}) == {
-        "Client:ClientRead": pytest.approx(75.0), "IO:WALSync": pytest.approx(25.0)}
-    assert shares({"CPU": 5}) == {}
 
 
 def test_lsn_round_trip() -> None:

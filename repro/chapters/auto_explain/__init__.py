@@ -1,0 +1,23 @@
+"""Chapter: what auto_explain costs.
+
+Two publications, re-run side by side:
+- 000: ぱと隊長日誌, PostgreSQL 14.1: a 1-row query and a 1e6-row count under pgbench
+  custom scripts, one client; auto_explain loaded, EXPLAIN, ANALYZE, ANALYZE without
+  timing, log output on/off, parallel query on/off.
+- 001: pgMustard, PostgreSQL 13.2: pgbench TPC-B, 4 clients; logging every plan, a
+  10 ms threshold, analyze with and without timing, every option.
+"""
+from ...chapter import Chapter
+from ...text import Text
+from .analysis import summarize
+from .findings import FINDINGS
+from .page import CHARTS, TABLES, numbers
+
+CHAPTER = Chapter(
+    title=Text("auto_explain のオーバーヘッド", "The overhead of auto_explain"),
+    summarize=summarize,
+    findings=FINDINGS,
+    tables=TABLES,
+    charts=CHARTS,
+    numbers=numbers,
+)

@@ -1,0 +1,1 @@
+SELECT COUNT(c1) FROM tab1;

@@ -1,0 +1,1 @@
+SELECT c1 FROM tab1 LIMIT 1;

@@ -1,0 +1,26 @@
+"""Chapter: synchronous and asynchronous streaming replication with 1 to 3 standbys.
+
+Publication 004 (PGECons WG1 2017 report, section 8, PostgreSQL 10.1): a master and three
+slaves on KVM guests; pgbench with a one-row UPDATE script, 64 clients, scale 1000, 300 s,
+the mean of 3 runs; (A) 1-3 standbys, all synchronous or all asynchronous; (B) 3 standbys,
+0-3 of them synchronous.
+"""
+from ...chapter import Chapter
+from ...text import Text
+from ...verdict import majors
+from .analysis import summarize
+from .findings import FINDINGS
+from .page import CHARTS, TABLES, numbers
+
+CHAPTER = Chapter(
+    title=Text("同期・非同期ストリーミングレプリケーションとスタンバイの台数",
+               "Synchronous and asynchronous streaming replication with 1 to 3 standbys"),
+    summarize=summarize,
+    findings=FINDINGS,
+    tables=TABLES,
+    charts=CHARTS,
+    numbers=numbers,
+    requires=[majors(13, why=Text("構成は primary_conninfo の再読み込みで切り替えます。12 までは再起動が要ります。",
+                                  "The configurations switch by reloading primary_conninfo, which "
+                                  "takes a restart before 13."))],
+)

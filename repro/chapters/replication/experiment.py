@@ -1,0 +1,167 @@
+"""What runs on the servers: a primary and three standbys on one private network; the
+report's one-row UPDATE script under each configuration of 0-3 standbys, synchronous or
+asynchronous, interleaved round by round.
+
+The standbys are made once with pg_basebackup -R; a configuration "connects" the
+standbys it needs (setting their primary_conninfo) and "disconnects" the others (an
+empty primary_conninfo stops their WAL receiver), and names the synchronous ones in
+synchronous_standby_names, both by reloading. So all configurations run interleaved
+without restarts. After every run: each synchronous standby's flush position against
+the end of the last commit record; at the end, a checksum of the table on every server.
+"""
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from ...errors import ReproError
+from ...lab.context import RunContext
+from ...lab.poller import Poller
+from ...lab.servers import ContainerServer
+from ...lab.wal import has_walinspect, last_commit_end, lsn
+from ...text import Text
+
+STANDBYS = ("s1", "s2", "s3")
+CONFIGS = {  # name -> (standbys connected, how many of them synchronous)
+    "none": (0, 0),
+    "async1": (1, 0), "async2": (2, 0), "async3": (3, 0),
+    "sync1": (1, 1), "sync2": (2, 2), "sync3": (3, 3),
+    "sync1_async2": (3, 1), "sync2_async1": (3, 2),
+}
+CATCH_UP_TIMEOUT_S = 120
+
+
+class Topology:
+    """A primary and its standbys; switches between configurations by reloading."""
+
+    def __init__(self, primary: ContainerServer, standbys: dict[str, ContainerServer]):
+        self.primary = primary
+        self.standbys = standbys
+        self.conninfo = {name: s.sql("SHOW primary_conninfo")[0][0] for name, s in standbys.items()}
+        self.exact_commit = has_walinspect(primary)
+        if self.exact_commit:
+            primary.sql("CREATE EXTENSION pg_walinspect")
+        primary.sql("CREATE EXTENSION pg_prewarm")
+
+    def configure(self, connected: int, synchronous: int) -> None:
+        """Connect the first `connected` standbys, the first `synchronous` of them synchronous."""
+        names = STANDBYS[:synchronous]
+        self._set(self.primary, "synchronous_standby_names",
+                  f"{synchronous} ({', '.join(names)})" if synchronous else "")
+        for i, (name, standby) in enumerate(self.standbys.items()):
+            self._set(standby, "primary_conninfo", self.conninfo[name] if i < connected else "")
+        self.wait_caught_up(STANDBYS[:connected], names)
+
+    @staticmethod
+    def _set(server: ContainerServer, setting: str, value: str) -> None:
+        if server.sql(f"SHOW {setting}")[0][0] != value:
+            server.set({setting: value})
+
+    def replication(self) -> dict[str, dict[str, Any]]:
+        """pg_stat_replication on the primary, by application_name."""
+        rows = self.primary.sql(
+            "SELECT application_name, state, sync_state, write_lsn::text, flush_lsn::text, "
+            "replay_lsn::text, extract(epoch FROM replay_lag) FROM pg_stat_replication")
+        return {r[0]: {"state": r[1], "sync_state": r[2], "write": lsn(r[3]) if r[3] else 0,
+                       "flush": lsn(r[4]) if r[4] else 0, "replay": lsn(r[5]) if r[5] else 0,
+                       "replay_lag_s": float(r[6]) if r[6] is not None else None} for r in rows}
+
+    def wait_caught_up(self, connected: tuple[str, ...], synchronous: tuple[str, ...]) -> None:
+        """Until exactly `connected` stream, the synchronous ones are "sync", and every one
+        has replayed the primary's current WAL: each run starts without a backlog."""
+        deadline = time.monotonic() + CATCH_UP_TIMEOUT_S
+        while True:
+            target = lsn(self.primary.sql("SELECT pg_current_wal_lsn()::text")[0][0])
+            seen = self.replication()
+            if (set(seen) == set(connected)
+                    and all(seen[n]["state"] == "streaming" and seen[n]["replay"] >= target
+                            and (seen[n]["sync_state"] == "sync") == (n in synchronous)
+                            for n in connected)):
+                return
+            if time.monotonic() > deadline:
+                raise ReproError(f"standbys did not reach the configuration {connected} "
+                                 f"(synchronous {synchronous}) within {CATCH_UP_TIMEOUT_S} s: {seen}")
+            time.sleep(0.1)
+
+    def checksums(self) -> dict[str, int]:
+        """A checksum of pgbench_accounts on every server (standbys caught up first)."""
+        query = "SELECT sum(hashtext(aid::text || filler))::bigint FROM pgbench_accounts"
+        servers = {"primary": self.primary, **self.standbys}
+        return {name: int(s.sql(query)[0][0]) for name, s in servers.items()}
+
+
+class LagPoller(Poller):
+    """How far behind each asynchronous standby's replay is, every 100 ms while pgbench runs.
+
+    Only samples taken while pgbench's clients are connected count, so the last one is the
+    lag at the end of the measured window (afterwards the standbys catch up within ms).
+    """
+
+    QUERY = ("SELECT application_name, pg_wal_lsn_diff(pg_current_wal_lsn(), replay_lsn)::bigint, "
+             "extract(epoch FROM replay_lag)::float8, "
+             "(SELECT count(*) FROM pg_stat_activity WHERE application_name = 'pgbench') "
+             "FROM pg_stat_replication WHERE sync_state = 'async'")
+
+    def __init__(self, server: ContainerServer) -> None:
+        super().__init__(server, self.QUERY, interval_s=0.1)
+        self.last: dict[str, tuple[int, float | None]] = {}
+        self.most: dict[str, int] = {}
+
+    def take(self, rows: list[tuple]) -> None:
+        for name, behind, lag_s, clients in rows:
+            if clients and behind is not None:
+                self.last[name] = (int(behind), lag_s)
+                self.most[name] = max(self.most.get(name, 0), int(behind))
+
+
+def _start(ctx: RunContext) -> Topology:
+    p = ctx.params
+    common = ctx.settings("common.conf")
+    network = ctx.lab.network()
+    primary = ctx.lab.server(Text("プライマリ", "primary"), common | ctx.settings("primary.conf"), network=network,
+                             alias="primary")
+    primary.pgbench_init(p["pgbench_scale"])
+    ctx.step("three standbys with pg_basebackup -R")
+    with ThreadPoolExecutor(len(STANDBYS)) as pool:
+        standbys = dict(zip(STANDBYS, pool.map(
+            lambda name: ctx.lab.standby(primary, network, name,
+                                         common | ctx.settings("standby.conf")), STANDBYS)))
+    return Topology(primary, standbys)
+
+
+def _measure(topology: Topology, config: str, script: str, p: dict[str, Any]) -> Any:
+    connected, synchronous = CONFIGS[config]
+
+    def one() -> dict[str, dict[str, Any]]:
+        topology.configure(connected, synchronous)
+        primary = topology.primary
+        # 004's preparation: VACUUM (vacuumdb -a -z), CHECKPOINT, pg_prewarm of the accounts
+        primary.sql("VACUUM ANALYZE")
+        primary.sql("CHECKPOINT")
+        primary.sql("SELECT pg_prewarm('pgbench_accounts')")
+        topology.wait_caught_up(STANDBYS[:connected], STANDBYS[:synchronous])
+        with LagPoller(primary) as lag:
+            r = primary.pgbench(["-n", "-c", str(p["clients"]), "-T", str(p["seconds"]),
+                                 "-f", "/tmp/update.pgbench"], {"update.pgbench": script})
+        seen = topology.replication()  # first, before the standbys move on
+        commit = last_commit_end(primary, topology.exact_commit)
+        standbys = {name: {"sync_state": s["sync_state"],
+                           "flush_margin": s["flush"] - commit}  # >= 0: has the last commit
+                    for name, s in seen.items()}
+        for name, (behind, lag_s) in lag.last.items():
+            standbys[name] |= {"lag_end_bytes": behind, "lag_end_s": lag_s,
+                               "lag_max_bytes": lag.most[name]}
+        return {config: {"tps": r.tps, "latency_ms": r.latency_avg_ms, "standbys": standbys}}
+    return one
+
+
+def run(ctx: RunContext) -> None:
+    ctx.step(f"primary on a private network; pgbench -i -s {ctx.params['pgbench_scale']}")
+    topology = _start(ctx)
+    ctx.record("exact_commit_lsn", topology.exact_commit)
+    script = ctx.text("update.pgbench")
+    ctx.rounds({config: _measure(topology, config, script, ctx.params) for config in CONFIGS})
+    ctx.step("all standbys caught up; table checksums")
+    topology.configure(len(STANDBYS), 0)
+    ctx.record("checksums", topology.checksums())

@@ -1,0 +1,126 @@
+"""The findings: TPS ratios and step changes with their intervals over rounds; the
+synchronous standbys' positions and the checksums, checked exactly."""
+from __future__ import annotations
+
+from ...stats import Rounds, paired_ratio
+from ...text import Text
+from ...verdict import Above, Below, Check, CheckResult, Finding, Measure
+from .analysis import ratio_pct, step_change
+
+SYNC_ONE_MAX_PCT = 75.0  # one synchronous standby: at most this share of no-replication TPS
+SYNC_VS_ASYNC = 0.85  # ... and at most this fraction of one asynchronous standby's TPS
+ASYNC_FEW_PCT = 85.0  # "a few percent": one asynchronous standby keeps at least this share
+
+LABELS = {
+    "none": Text("レプリケーションなし", "no replication"),
+    "async1": Text("非同期 1 台", "1 asynchronous"), "async2": Text("非同期 2 台", "2 asynchronous"),
+    "async3": Text("非同期 3 台", "3 asynchronous"),
+    "sync1": Text("同期 1 台", "1 synchronous"), "sync2": Text("同期 2 台", "2 synchronous"),
+    "sync3": Text("同期 3 台", "3 synchronous"),
+    "sync1_async2": Text("同期 1 + 非同期 2", "1 sync + 2 async"),
+    "sync2_async1": Text("同期 2 + 非同期 1", "2 sync + 1 async"),
+}
+ASYNC_CHAIN = ["none", "async1", "async2", "async3"]
+SYNC_CHAIN = ["sync1", "sync2", "sync3"]
+PATTERN_B = ["async3", "sync1_async2", "sync2_async1", "sync3"]
+
+
+def _ratio(config: str) -> Measure:
+    return Measure(Text(f"{LABELS[config].ja} / なし (TPS)", f"{LABELS[config].en} / none (TPS)"),
+                   lambda r: ratio_pct(r, config), "%", 1)
+
+
+def _steps(chain: list[str]) -> list[tuple[str, str]]:
+    return list(zip(chain, chain[1:]))
+
+
+def _largest_step(chain: list[str], label: Text) -> Measure:
+    """The largest change of TPS along a chain of configurations (a rise is positive)."""
+    return Measure(label, lambda r: max(step_change(r, a, b) for a, b in _steps(chain)),
+                   "%", 1, signed=True)
+
+
+def _first_drop_margin(r: Rounds) -> float:
+    """How much larger the first drop of pattern B is than the largest later one (points of %)."""
+    drops = [-step_change(r, a, b) for a, b in _steps(PATTERN_B)]
+    return drops[0] - max(drops[1:])
+
+
+def _flush_margin(r: Rounds) -> float | None:
+    margins = [s["flush_margin"] for c in r.conditions() for m in r.records(c)
+               for s in m["standbys"].values() if s["sync_state"] == "sync"]
+    return min(margins) if margins else None
+
+
+def _matching(r: Rounds) -> float:
+    checksums = r.raw["checksums"]
+    return sum(v == checksums["primary"] for v in checksums.values())
+
+
+def _steps_text(r: Rounds, chain: list[str]) -> Text:
+    parts = [Text(f"{LABELS[a].ja}→{LABELS[b].ja} {step_change(r, a, b):+.1f} %",
+                  f"{LABELS[a].en} → {LABELS[b].en} {step_change(r, a, b):+.1f} %")
+             for a, b in _steps(chain)]
+    return Text.join(parts)
+
+
+def _explain_f3(r: Rounds, results: list[CheckResult]) -> Text:
+    """What this run measured along pattern B, step by step (the page's table has the rest)."""
+    steps = _steps_text(r, PATTERN_B)
+    return Text(f"この実行の各段の変化: {steps.ja}。全サーバーが 2 コアを分け合うため、混在構成の順序は"
+                "原典どおりにならないことがあり、原因は突き止めていません。",
+                f"Steps in this run: {steps.en}. With all servers sharing 2 cores the mixed "
+                "configurations need not keep the original's order; the cause is not established.")
+
+
+def _explain_f4(r: Rounds, results: list[CheckResult]) -> Text:
+    return Text("このマシンではスタンバイの WAL の適用と walsender がプライマリと同じ 2 コアを使うため、"
+                "非同期でもプライマリの CPU を奪います。原典のスタンバイは別の仮想マシンでした。",
+                "On this machine the standbys' WAL replay and the walsenders use the same 2 cores as "
+                "the primary, so even asynchronous standbys take CPU from it; the original's "
+                "standbys were separate virtual machines.")
+
+
+FINDINGS = [
+    Finding("F1", Text("同期スタンバイ 1 台は非同期 1 台よりはるかに高くつき、TPS はレプリケーションなしの 75 % 以下に下がる",
+                       "One synchronous standby costs far more than one asynchronous standby: TPS "
+                       "falls to 75 % or less of no replication"),
+            [Check(_ratio("sync1"), Below(SYNC_ONE_MAX_PCT, inclusive=True)),
+             Check(Measure(Text("同期 1 台 / 非同期 1 台 (TPS)", "1 synchronous / 1 asynchronous (TPS)"),
+                           lambda r: paired_ratio(r.pairs("sync1", "async1", "tps")), "×", 2),
+                   Below(SYNC_VS_ASYNC, inclusive=True))],
+            original=Text("同期 1 台 50.4 %、非同期 1 台 91.8 % (およそ半分)",
+                          "1 synchronous 50.4 %, 1 asynchronous 91.8 % (about half)")),
+    Finding("F2", Text("スタンバイを 1 台足すごとに TPS は下がる (非同期でも)",
+                       "Each added standby lowers TPS further, asynchronous ones too"),
+            [Check(_largest_step(ASYNC_CHAIN, Text("非同期 0→1→2→3 台の各段の変化の最大",
+                                                   "asynchronous 0→1→2→3: the largest step change")),
+                   Below(0)),
+             Check(_largest_step(SYNC_CHAIN, Text("同期 1→2→3 台の各段の変化の最大",
+                                                  "synchronous 1→2→3: the largest step change")),
+                   Below(0))],
+            original=Text("非同期 91.8→84.1→77.9 %、同期 50.4→43.4→39.8 %",
+                          "asynchronous 91.8→84.1→77.9 %, synchronous 50.4→43.4→39.8 %")),
+    Finding("F3", Text("3 台のうち同期にする台数を増やすたびに TPS は下がり、最初の 1 台で大きく落ちる",
+                       "With three standbys, each one turned synchronous lowers TPS; the first causes "
+                       "the big drop"),
+            [Check(_largest_step(PATTERN_B, Text("同期 0→1→2→3 台 (3 台中) の各段の変化の最大",
+                                                 "0→1→2→3 of 3 synchronous: the largest step change")),
+                   Below(0)),
+             Check(Measure(Text("最初の低下 − それ以降の最大の低下", "first drop − largest later drop"),
+                           _first_drop_margin, "pt", 1, signed=True), Above(0))],
+            original=Text("77.9→43.7→41.3→39.8 %", "77.9→43.7→41.3→39.8 %"),
+            expected=False, explain=_explain_f3),
+    Finding("F4", Text("非同期スタンバイ 1 台のコストは数 % にとどまる (TPS は 85 % 以上)",
+                       "One asynchronous standby costs only a few percent (TPS stays at 85 % or more)"),
+            [Check(_ratio("async1"), Above(ASYNC_FEW_PCT, inclusive=True))],
+            original=Text("91.8 %", "91.8 %"), expected=False, explain=_explain_f4),
+    Finding("F5", Text("同期スタンバイにはコミット済みのデータがすべてある",
+                       "A synchronous standby has everything that was committed"),
+            [Check(Measure(Text("同期スタンバイの flush 位置 − 最後のコミットの終わり (最小)",
+                                "synchronous standbys' flush position − end of the last commit (lowest)"),
+                           _flush_margin, "B", 0, exact=True), Above(0, inclusive=True)),
+             Check(Measure(Text("pgbench_accounts のチェックサムがプライマリと一致したサーバー",
+                                "servers whose pgbench_accounts checksum matches the primary's"),
+                           _matching, "", 0, exact=True), Above(4, inclusive=True))]),
+]

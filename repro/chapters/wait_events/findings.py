@@ -1,0 +1,212 @@
+"""The findings, each a list of checks: a statistic of the rounds and its threshold.
+
+Thresholds were set from repeated runs (see the page and the issue notes); each
+statistic's interval comes from resampling rounds.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ...stats import Rounds
+from ...text import Text
+from ...verdict import Above, Below, Between, Check, Finding, Measure, data, majors, min_cpus
+from .analysis import CLIENT_READ, MODES, TRANSACTIONID, peak_tps, ratio_to_time, share
+
+WAL_LARGE_PCT = 10.0  # normal mode: WAL-flush waits at least this share at every client count
+WALWRITE_MAX_PCT = 10.0  # ... and LWLock:WALWrite at least this at the most clients
+WAL_GONE_PCT = 2.0  # unlogged / async: WAL-flush waits below this everywhere
+READ_GAIN_PT = 10.0  # ... and ClientRead that many points above normal mode's, at every count
+PEAK_RATIO = 1.3  # unlogged / async peak TPS at least this times normal's peak
+XID_MAX_PCT = 5.0  # Lock:transactionid at least this share at the most clients
+# F6: the poll's IO:WALSync share of all samples over the time the server measured in WAL
+# fsyncs. Sharing the CPU with the sampled backend: 0.26-0.41 over 10 tiny runs on 15, 17 and
+# 18; with a CPU of its own: 0.73-0.94.
+SAME_CPU_MAX_RATIO = 0.5
+OWN_CPU_RATIO = (0.6, 1.4)
+SAMPLING_RATIO = (0.7, 1.3)  # F7: pg_wait_sampling's share over the same time (0.81-1.16)
+IDLE_GAP_PT = 10.0  # F8: normal mode leaves this many points more CPU idle at as many clients as CPUs
+
+METHOD = {"sampling": Text("pg_wait_sampling", "pg_wait_sampling"),
+          "activity": Text("pg_stat_activity", "pg_stat_activity")}
+MODE_LABELS = {"normal": Text("通常", "normal"), "unlogged": Text("unlogged", "unlogged"),
+               "async": Text("非同期コミット", "asynchronous commit")}
+
+
+def _clients(r: Rounds) -> list[int]:
+    """The client counts the run measured (from its normal-mode conditions)."""
+    return sorted(int(c.split("/")[1]) for c in r.conditions() if c.startswith("normal/"))
+
+
+def _busy(r: Rounds) -> list[int]:
+    """The client counts above the engine's CPU count, where F5 compares the methods: with
+    fewer clients a CPU stays idle, and a poll competing for it misses short waits (F6)."""
+    return [c for c in _clients(r) if c > r.raw["engine_cpus"]]
+
+
+def _points(clients: list[int]) -> list[int]:
+    """The fewest, a middle and the most clients (distinct): where "grows" is judged."""
+    return sorted({clients[0], clients[len(clients) // 2], clients[-1]})
+
+
+def _pct(label: Text, statistic: Callable[[Rounds], float | None], **kw: object) -> Measure:
+    return Measure(label, statistic, "%", 1, **kw)
+
+
+def _tag(label: Text, method: str) -> Text:
+    return label if method == "sampling" else Text(f"{label.ja} ({METHOD[method].ja})",
+                                                     f"{label.en} ({METHOD[method].en})")
+
+
+def f1_checks(method: str = "sampling", clients: Callable[[Rounds], list[int]] = _clients
+              ) -> list[Check]:
+    lowest = _pct(_tag(Text("通常モード: WAL フラッシュ待ちの最小 (クライアント数のうち)",
+                            "normal mode: WAL-flush waits, lowest over client counts"), method),
+                  lambda r: min(share(r, f"normal/{c}", "WAL", method) for c in clients(r)))
+    rise = Measure(_tag(Text("LWLock:WALWrite の最小の増え幅 (少・中・多クライアント)",
+                             "LWLock:WALWrite, smallest rise from fewest to middle to most clients"),
+                        method),
+                   lambda r: min(b - a for a, b in _steps(
+                       [share(r, f"normal/{c}", "LWLock:WALWrite", method) for c in _points(clients(r))])),
+                   "pt", 1, signed=True)
+    most = _pct(_tag(Text("LWLock:WALWrite (最多クライアント)", "LWLock:WALWrite at the most clients"),
+                     method), lambda r: share(r, f"normal/{clients(r)[-1]}", "LWLock:WALWrite", method))
+    return [Check(lowest, Above(WAL_LARGE_PCT, inclusive=True)), Check(rise, Above(0)),
+            Check(most, Above(WALWRITE_MAX_PCT, inclusive=True))]
+
+
+def _steps(values: list[float]) -> list[tuple[float, float]]:
+    return list(zip(values, values[1:])) or [(values[0], values[0])]
+
+
+def f2_checks(method: str = "sampling", clients: Callable[[Rounds], list[int]] = _clients
+              ) -> list[Check]:
+    wal = _pct(_tag(Text("unlogged・非同期: WAL フラッシュ待ちの最大", "unlogged, async: WAL-flush waits, highest"),
+                    method),
+               lambda r: max(share(r, f"{m}/{c}", "WAL", method)
+                             for m in ("unlogged", "async") for c in clients(r)))
+    gain = Measure(_tag(Text("unlogged・非同期: 同じクライアント数の通常モードに対する ClientRead の増分 (最小)",
+                             "unlogged, async: ClientRead above normal mode at the same clients, smallest"),
+                        method),
+                   lambda r: min(share(r, f"{m}/{c}", CLIENT_READ, method)
+                                 - share(r, f"normal/{c}", CLIENT_READ, method)
+                                 for m in ("unlogged", "async") for c in clients(r)),
+                   "pt", 1, signed=True)
+    return [Check(wal, Below(WAL_GONE_PCT)), Check(gain, Above(READ_GAIN_PT))]
+
+
+def _peak_ratio(mode: str) -> Callable[[Rounds], float]:
+    return lambda r: peak_tps(r, mode, _clients(r)) / peak_tps(r, "normal", _clients(r))
+
+
+def f3_checks() -> list[Check]:
+    return [Check(Measure(Text(f"{MODE_LABELS[m].ja}: 最大 TPS / 通常モードの最大 TPS",
+                               f"{MODE_LABELS[m].en}: peak TPS / normal mode's peak TPS"),
+                          _peak_ratio(m), "×", 2), Above(PEAK_RATIO))
+            for m in ("unlogged", "async")]
+
+
+def f4_checks(method: str = "sampling", clients: Callable[[Rounds], list[int]] = _clients
+              ) -> list[Check]:
+    rise = Measure(_tag(Text("Lock:transactionid の最小の増え幅 (3 モード、少・中・多クライアント)",
+                             "Lock:transactionid, smallest rise from fewest to middle to most clients "
+                             "(3 modes)"), method),
+                   lambda r: min(b - a for m in MODES for a, b in _steps(
+                       [share(r, f"{m}/{c}", TRANSACTIONID, method) for c in _points(clients(r))])),
+                   "pt", 1, signed=True)
+    most = _pct(_tag(Text("Lock:transactionid (最多クライアント、3 モードの最小)",
+                          "Lock:transactionid at the most clients, lowest of the 3 modes"), method),
+                lambda r: min(share(r, f"{m}/{clients(r)[-1]}", TRANSACTIONID, method) for m in MODES))
+    return [Check(rise, Above(0)), Check(most, Above(XID_MAX_PCT, inclusive=True))]
+
+
+def _ratio(condition: str, method: str, label: Text) -> Measure:
+    return Measure(label, lambda r: ratio_to_time(r, condition, method), "×", 2)
+
+
+def _idle(r: Rounds, condition: str) -> float:
+    """Mean share of idle CPU time over the condition's runs (/proc/stat, whole machine)."""
+    records = r.records(condition)
+    return sum(m["cpu"]["id"] for m in records) / len(records)
+
+
+def _idle_gap(r: Rounds) -> float | None:
+    """At as many clients as CPUs: normal mode's idle CPU minus the lower of unlogged's and
+    asynchronous commit's (points)."""
+    n = r.raw["engine_cpus"]
+    if n not in _clients(r):
+        return None
+    return min(_idle(r, f"normal/{n}") - _idle(r, f"{m}/{n}") for m in ("unlogged", "async"))
+
+
+NEEDS_TIMING = Text("サーバーが WAL の fsync の時間を測るのは PostgreSQL 14 からです (track_wal_io_timing)。",
+                    "The server times its WAL fsyncs from PostgreSQL 14 on (track_wal_io_timing).")
+NO_CPU_SAMPLES = Text("このイメージの pg_wait_sampling には sample_cpu の設定がなく、待っていないプロセスの"
+                      "サンプルを数えないため、時間に対する割合を出せません。",
+                      "This image's pg_wait_sampling has no sample_cpu setting and does not count "
+                      "samples of processes that are not waiting, so it gives no share of time.")
+
+FINDINGS = [
+    Finding("F1", Text("通常モードでは WAL フラッシュ待ちが待機の大きな割合を占め、LWLock:WALWrite は"
+                       "クライアント数とともに増える",
+                       "In normal mode, waits for WAL flushes take a large share of the waits, and "
+                       "LWLock:WALWrite grows with the clients"), f1_checks(),
+            original=Text("WALWrite がクライアント数に比例して増加 (グラフ)",
+                          "WALWrite grows in proportion to the clients (chart)")),
+    Finding("F2", Text("unlogged テーブルと非同期コミットでは WAL 待ちがほぼ消え、その分 Client:ClientRead が増える",
+                       "With unlogged tables and with asynchronous commit the WAL waits all but vanish, "
+                       "and Client:ClientRead takes their place"), f2_checks(),
+            original=Text("ClientRead が増えて大半を占める (グラフ)", "ClientRead grows and dominates (chart)")),
+    Finding("F3", Text("unlogged と非同期コミットの最大 TPS は通常モードより高い",
+                       "Unlogged tables and asynchronous commit reach a higher peak TPS than normal mode"),
+            f3_checks(), original=Text("CPU の限界まで直線的に伸びる (グラフ)",
+                                       "grows linearly up to the CPU limit (chart)")),
+    Finding("F4", Text("どのモードでも Lock:transactionid (pgbench_branches の行ロック待ち) は"
+                       "クライアント数とともに増える",
+                       "In every mode Lock:transactionid (row locks on pgbench_branches) grows with "
+                       "the clients"), f4_checks(),
+            original=Text("クライアント数とともに増加 (グラフ)", "grows with the clients (chart)")),
+    Finding("F5", Text("クライアント数が CPU の数より多ければ、pg_stat_activity を短い間隔で読むだけでも "
+                       "pg_wait_sampling と同じ結論 (F1・F2・F4) が得られる",
+                       "With more clients than CPUs, polling pg_stat_activity at a short interval "
+                       "leads to the same conclusions (F1, F2, F4) as pg_wait_sampling"),
+            [*f1_checks("activity", _busy), *f2_checks("activity", _busy),
+             *f4_checks("activity", _busy)],
+            original=Text("拡張がなくても pg_stat_activity の定期的な読み取りで傾向がわかる",
+                          "without the extension, polling pg_stat_activity shows the trend")),
+    Finding("F6", Text("1 クライアントでは、pg_stat_activity を読むクエリがサンプリング対象と同じ CPU を"
+                       "待つと短い待機を取りこぼし、別の CPU で読めばサーバーが測った時間と合う",
+                       "At 1 client, a poll of pg_stat_activity that has to share the CPU with the "
+                       "backend it samples misses its short waits; on a CPU of its own it matches "
+                       "the time the server measured"),
+            [Check(_ratio("control/same_cpu", "activity",
+                          Text("同じ CPU で読む poll の IO:WALSync ÷ 測った WAL fsync の時間",
+                               "poll on the same CPU: IO:WALSync share / measured WAL fsync time")),
+                   Below(SAME_CPU_MAX_RATIO)),
+             Check(_ratio("control/own_cpu", "activity",
+                          Text("別の CPU で読む poll の IO:WALSync ÷ 測った WAL fsync の時間",
+                               "poll on its own CPU: IO:WALSync share / measured WAL fsync time")),
+                   Between(*OWN_CPU_RATIO))],
+            requires=[min_cpus(2), majors(14, why=NEEDS_TIMING)]),
+    Finding("F7", Text("pg_wait_sampling の IO:WALSync のサンプルの割合は、サーバーが WAL の fsync に"
+                       "費やした時間の割合と合う",
+                       "pg_wait_sampling's share of IO:WALSync samples matches the share of time the "
+                       "server spent in WAL fsyncs"),
+            [Check(_ratio(f"control/{name}", "sampling",
+                          Text(f"1 クライアント ({label.ja}): IO:WALSync ÷ 測った WAL fsync の時間",
+                               f"1 client ({label.en}): IO:WALSync share / measured WAL fsync time")),
+                   Between(*SAMPLING_RATIO))
+             for name, label in (("same_cpu", Text("poll が同じ CPU", "poll on the same CPU")),
+                                 ("own_cpu", Text("poll が別の CPU", "poll on its own CPU")))],
+            requires=[min_cpus(2), majors(14, why=NEEDS_TIMING),
+                      data("sampling_counts_cpu", NO_CPU_SAMPLES)]),
+    Finding("F8", Text("通常モードでは CPU に空きを残したまま TPS が頭打ちになり、unlogged と非同期コミットは"
+                       "その CPU を使い切る (WAL のフラッシュがボトルネック)",
+                       "In normal mode TPS levels off while CPU time is still left idle; unlogged "
+                       "tables and asynchronous commit use that CPU (the WAL flush is the bottleneck)"),
+            [Check(Measure(Text("CPU の数と同じクライアント数: 通常モードの CPU アイドル − unlogged・非同期の大きい方",
+                                "at as many clients as CPUs: normal mode's idle CPU minus the higher of "
+                                "unlogged's and async's"), _idle_gap, "pt", 1, signed=True),
+                   Above(IDLE_GAP_PT))],
+            original=Text("通常モードは vmstat の id に余裕があるまま TPS が伸びない",
+                          "normal mode: TPS stops growing while vmstat's id still shows room")),
+]

@@ -1,0 +1,90 @@
+"""What a chapter's experiment gets: its scale's parameters, its plain files, a lab,
+progress, the target, and a place to put what it measures."""
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Callable
+
+from ..chapter import Chapter
+from ..errors import ReproError
+from ..text import Text
+from .measure import Measurements, Plan, Progress, Undecided, run_rounds
+from .servers import Lab, Server
+
+
+def settings_file(path: Path) -> dict[str, str]:
+    """A postgresql.conf-style file (key = value, # comments) as settings."""
+    settings = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            key, _, value = line.partition("=")
+            settings[key.strip()] = value.strip().strip("'")
+    return settings
+
+
+class RunContext:
+    """The experiment records data (`record`) and measures rounds (`rounds`); both end up in
+    the result's raw data: {"rounds": {condition: [records]}, "rounds_log": ..., **recorded}."""
+
+    def __init__(self, chapter: Chapter, scale: str, params: dict[str, Any], lab: Lab,
+                 progress: Progress, dsn: str | None = None, undecided: Undecided | None = None):
+        self.chapter = chapter
+        self.scale = scale
+        self.params = params
+        self.lab = lab
+        self.progress = progress
+        self.dsn = dsn
+        self.raw: dict[str, Any] = {"rounds": {}, "rounds_log": []}
+        self._undecided = undecided
+
+    @property
+    def major(self) -> float:
+        return self.lab.major
+
+    def step(self, what: str) -> None:
+        self.progress.note(what)
+
+    def text(self, name: str) -> str:
+        """One of the chapter's plain files (a pgbench script, SQL)."""
+        return self.chapter.file(name).read_text(encoding="utf-8")
+
+    def settings(self, name: str) -> dict[str, str]:
+        """A postgresql.conf-style file of the chapter as settings."""
+        return settings_file(self.chapter.file(name))
+
+    def record(self, key: str, value: Any) -> None:
+        """Keep something measured outside the rounds (a tool's output, a capability)."""
+        if key in ("rounds", "rounds_log"):
+            raise ReproError(f"{key!r} is the rounds' own key")
+        self.raw[key] = value
+
+    def server(self, role: Text | str, settings: dict[str, str], **kwargs: Any) -> Server:
+        """A server for `role` with command-line settings, or the external one (--dsn)."""
+        return self.lab.external(self.dsn, role) if self.dsn else \
+            self.lab.server(role, settings, **kwargs)
+
+    def servers(self, roles: dict[Text, dict[str, str]], prepare: Callable[[Server], None]
+                ) -> list[Server]:
+        """Start one server per role and `prepare` each (load data, warm up), all at once:
+        on 2 cores the set-up of two servers overlaps well with each other."""
+        def start(item: tuple[Text, dict[str, str]]) -> Server:
+            server = self.lab.server(*item)
+            prepare(server)
+            return server
+        with ThreadPoolExecutor(len(roles)) as pool:
+            return list(pool.map(start, roles.items()))
+
+    def rounds(self, runs: dict[str, Callable[[], Measurements]], plan: Plan | None = None
+               ) -> None:
+        """Measure runs in rotated rounds; rounds beyond the scale's minimum go to the runs
+        that undecided findings depend on, within the scale's budget."""
+        def undecided(measured: dict[str, list[dict]]) -> tuple[set[str], list[str]]:
+            if self._undecided is None:
+                return set(), []
+            return self._undecided({**self.raw, "rounds": {**self.raw["rounds"], **measured}})
+
+        measured, log = run_rounds(runs, plan or Plan.of(self.params), self.progress, undecided)
+        self.raw["rounds"].update(measured)
+        self.raw["rounds_log"].append(log.as_dict())

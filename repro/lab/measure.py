@@ -1,0 +1,122 @@
+"""Measuring rules from design.md: interleaved conditions, repetitions, and rounds added
+where the findings are still undecided.
+
+A round runs every run once, in an order rotated each round. After the scale's
+minimum rounds, more rounds go to the runs whose conditions the undecided findings
+read, until every finding is decided, the scale's maximum rounds are done, or its
+time budget would be exceeded.
+"""
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+Measurements = dict[str, dict[str, Any]]  # condition -> {"latency_ms": ..., "tps": ...}
+Undecided = Callable[[dict[str, list[dict]]], tuple[set[str], list[str]]]
+
+
+def rotated(items: Sequence[T], round_no: int) -> list[T]:
+    """The order in one round: rotated by one each round, so over len(items) rounds
+    every condition runs once in every position (drift and warm-up even out); every
+    other round also reversed, so a condition does not always follow the same one
+    (what a run leaves behind, e.g. a standby's backlog, cannot favour one condition)."""
+    k = round_no % len(items) if items else 0
+    order = list(items[k:]) + list(items[:k])
+    return order[::-1] if round_no % 2 else order
+
+
+def _clock(seconds: float) -> str:
+    return f"{int(seconds) // 60}:{int(seconds) % 60:02d}"
+
+
+class Progress:
+    """Prints which step runs, elapsed time and, inside rounds, an estimate of what is left."""
+
+    def __init__(self, chapter: str, out: Callable[[str], None] | None = None):
+        self.chapter = chapter
+        self.start = time.monotonic()
+        self.out = out or (lambda line: print(line, file=sys.stderr, flush=True))
+
+    @property
+    def elapsed(self) -> float:
+        return time.monotonic() - self.start
+
+    def note(self, what: str, left_s: float | None = None) -> None:
+        left = f", ~{_clock(left_s)} left" if left_s is not None else ""
+        self.out(f"[{self.chapter} {_clock(self.elapsed)}{left}] {what}")
+
+
+@dataclass
+class Plan:
+    """How many rounds: at least `rounds`, at most `max_rounds`, within `budget_s` seconds
+    of the whole chapter run."""
+
+    rounds: int
+    max_rounds: int
+    budget_s: float
+
+    @staticmethod
+    def of(params: dict[str, Any]) -> Plan:
+        return Plan(params["rounds"], params.get("max_rounds", params["rounds"]),
+                    params.get("budget_s", float("inf")))
+
+
+@dataclass
+class Extra:
+    """Why a round beyond the minimum ran: which findings were undecided, which runs it did."""
+
+    round: int
+    findings: list[str]
+    runs: list[str]
+
+
+@dataclass
+class RoundsLog:
+    extra: list[Extra] = field(default_factory=list)
+    stopped: str = "minimum"  # "minimum" | "decided" | "max_rounds" | "budget"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"extra": [vars(e) for e in self.extra], "stopped": self.stopped}
+
+
+def run_rounds(runs: dict[str, Callable[[], Measurements]], plan: Plan, progress: Progress,
+               undecided: Undecided | None = None) -> tuple[dict[str, list[dict]], RoundsLog]:
+    """Run every run once per round, in an order rotated each round, then add rounds as the
+    plan allows. A run returns measurements of one or more conditions (a pgbench run with
+    one script per condition measures several at once). Returns each condition's records
+    (with their round) and the log of extra rounds."""
+    measured: dict[str, list[dict]] = {}
+    produces: dict[str, set[str]] = {}
+    log = RoundsLog()
+    durations: dict[str, float] = {}
+    todo = list(runs)
+    for r in range(plan.max_rounds):
+        if r >= plan.rounds:
+            if undecided is None:
+                break
+            conditions, findings = undecided(measured)
+            todo = [n for n in runs if produces[n] & conditions]
+            if not todo:
+                log.stopped = "decided"
+                break
+            if progress.elapsed + sum(durations[n] for n in todo) > plan.budget_s:
+                log.stopped = "budget"
+                break
+            log.extra.append(Extra(r, findings, todo))
+        for i, name in enumerate(rotated(todo, r)):
+            left = sum(durations.get(n, 0) for n in todo) * (plan.rounds - r - 1) if r < plan.rounds else 0
+            progress.note(f"round {r + 1} · {name} ({i + 1}/{len(todo)})", left or None)
+            t0 = time.monotonic()
+            for condition, values in runs[name]().items():
+                measured.setdefault(condition, []).append({"round": r, **values})
+                produces.setdefault(name, set()).add(condition)
+            durations[name] = time.monotonic() - t0
+    else:
+        if plan.max_rounds > plan.rounds and undecided is not None:
+            log.stopped = "max_rounds" if undecided(measured)[0] else "decided"
+    return measured, log

@@ -1,0 +1,118 @@
+"""Run a chapter on one PostgreSQL major at one scale (or reuse its cached result) and
+write its result document."""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import sys
+import time
+from datetime import datetime, timezone
+from types import ModuleType
+from typing import Any, Callable
+
+from .. import results
+from ..chapter import SCALES, Chapter, Run
+from ..errors import ReproError
+from ..stats import Rounds
+from ..text import Text
+from ..verdict import Environment, undecided
+from . import engine, provenance
+from .context import RunContext
+from .measure import Progress
+from .servers import Lab, check_dsn
+
+
+def experiment_hash(chapter: Chapter) -> str:
+    return results.experiment_hash(chapter.package, chapter.hashed_paths())
+
+
+def check_scale(chapter: Chapter, scale: str) -> dict[str, Any]:
+    if scale not in SCALES:
+        raise ReproError(f"unknown scale {scale!r}; scales: {', '.join(SCALES)}")
+    return chapter.scales[scale]
+
+
+def target_of(dsn: str | None) -> str:
+    """The target in the cache key; a DSN is hashed so no password lands in a file."""
+    return "container" if dsn is None else "dsn:" + hashlib.sha256(dsn.encode()).hexdigest()[:12]
+
+
+def stored(path: Any, chapter: Chapter, warn: Callable[[str], None]) -> dict[str, Any] | None:
+    """A stored result, or None (with a warning) if the file is corrupt."""
+    try:
+        return results.load(path, chapter.name)
+    except results.CorruptResult as exc:
+        warn(f"ignoring a corrupt result file ({exc}); it will be replaced")
+        return None
+
+
+def _experiment(chapter: Chapter) -> ModuleType:
+    """The chapter's experiment module (only the lab imports it: it imports the lab)."""
+    name = f"repro.chapters.{chapter.name}.experiment"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, chapter.package / "experiment.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+def run(chapter: Chapter, scale: str = "default", major: float = engine.DEFAULT_MAJOR,
+        dsn: str | None = None, force: bool = False,
+        out: Callable[[str], None] = print) -> tuple[dict[str, Any], bool]:
+    """Return (result, reused): the cached result if its key matches, else a new run."""
+    params = check_scale(chapter, scale)
+    if dsn:
+        if not chapter.supports_dsn:
+            raise ReproError(f"chapter {chapter.name} cannot run against a DSN: it starts and "
+                             f"restarts servers of its own")
+        major = check_dsn(dsn)
+    lab_major = engine.DEFAULT_MAJOR if dsn else major  # with a DSN, the image only runs pgbench
+    image = engine.resolve_image(lab_major)
+    key = results.cache_key(experiment_hash(chapter), scale, image.key, target_of(dsn))
+    path = results.path_for(chapter.name, major, scale)
+    previous = stored(path, chapter, out)
+    if not force and results.is_fresh(previous, key):
+        return previous, True  # type: ignore[return-value]
+
+    started = datetime.now(timezone.utc)
+    doc: dict[str, Any] = {"chapter": chapter.name, "format": results.FORMAT, "key": key,
+                           "major": major, "scale": scale, "scale_params": params}
+    cpus = engine.info().get("NCPU")
+    env = Environment(major, cpus, image.features, {})
+    unmet = [r.reason(env) for r in chapter.requires if not r.met(env)]
+    if unmet:
+        doc |= {"raw": {}, "unavailable": Text.join(unmet, "", " ").as_dict(),
+            "provenance": {"started": started.isoformat(timespec="seconds"), "duration_s": 0,
+                           "target": "container", "servers": [], "host": provenance.host(None),
+                           "features": sorted(image.features), "experiment": key["experiment"],
+                           "git": provenance.commit()}}
+        results.save(doc, path)
+        return doc, False
+
+    experiment = _experiment(chapter)
+    progress = Progress(chapter.name)
+    progress.note(f"PostgreSQL {engine.major_name(major)}, scale {scale}, image {image.name} "
+                  f"({image.origin}, {image.id[7:19]})")
+    t0 = time.monotonic()
+    with Lab(lab_major) as lab:
+        lab.image = image
+
+        def decide(raw: dict[str, Any]) -> tuple[set[str], list[str]]:
+            env = Environment(major, cpus, image.features, raw)
+            return undecided(chapter.findings, Rounds(raw), env)
+
+        ctx = RunContext(chapter, scale, params, lab, progress, dsn, decide)
+        experiment.run(ctx)
+        servers = [provenance.server(s) for s in lab.servers]
+        container = next((s for s in lab.servers if s.image is not None), None)
+        host = provenance.host(container)
+    doc |= {"raw": ctx.raw, "provenance": {
+        "started": started.isoformat(timespec="seconds"),
+        "duration_s": round(time.monotonic() - t0, 1),
+        "target": "container" if dsn is None else "external server (DSN)",
+        "servers": servers, "host": host, "features": sorted(image.features),
+        "experiment": key["experiment"], "git": provenance.commit()}}
+    doc["verdicts"] = [v.as_dict() for v in Run(chapter, doc).verdicts]  # as judged at run time
+    results.save(doc, path)
+    return doc, False

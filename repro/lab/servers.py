@@ -1,0 +1,427 @@
+"""PostgreSQL servers for experiments: containers (testcontainers) or an existing DSN.
+
+A `Lab` owns every container and network it starts and removes them when it
+exits, also on an exception, Ctrl-C or SIGTERM/SIGHUP, so a run leaves nothing
+behind: what it recorded, and anything else that carries its run's label.
+
+Nothing of a run is open to the network: with a local engine each server's port is
+published on 127.0.0.1 only, and every run has its own random superuser password,
+which no result, page, log line or error message contains.
+"""
+from __future__ import annotations
+
+import io
+import os
+import secrets
+import shlex
+import signal
+import tarfile
+import time
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from types import FrameType, TracebackType
+from typing import Any
+
+from . import engine
+from ..errors import ReproError
+from ..text import Text
+from .pgbench import PgbenchResult, parse
+
+os.environ.setdefault("TESTCONTAINERS_RYUK_DISABLED", "true")  # no reaper image offline
+if engine.is_local():
+    # connect to the published port on this machine's loopback (also when the harness
+    # itself runs in a container, where testcontainers would pick the bridge gateway)
+    os.environ.setdefault("TESTCONTAINERS_HOST_OVERRIDE", "127.0.0.1")
+    os.environ.setdefault("TESTCONTAINERS_CONNECTION_MODE", "docker_host")
+os.environ.setdefault("TC_POOLING_INTERVAL", "0.1")  # readiness poll; the default is 1 s
+
+import psycopg  # noqa: E402
+from psycopg import sql as pgsql  # noqa: E402
+from testcontainers.community.postgres import PostgresContainer  # noqa: E402
+from testcontainers.core.network import Network  # noqa: E402
+
+RUN_LABEL = "io.repro.run"
+USER, DB = "postgres", "bench"
+SOCKET_DIR = "/var/run/postgresql"
+SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+class Server:
+    """What experiments need of a server, wherever it runs."""
+
+    major: float
+    image: engine.Image | None
+    role: Text | str  # what the server is for, shown in provenance
+
+    def conninfo(self) -> str:
+        raise NotImplementedError
+
+    def _client_exec(self, cmd: list[str], env: dict[str, str]) -> tuple[int, str]:
+        """Run a client program (pgbench, psql, pg_test_timing) next to the server."""
+        raise NotImplementedError
+
+    def _client_target(self) -> list[str]:
+        """The connection arguments for pgbench/psql run by `_client_exec`."""
+        raise NotImplementedError
+
+    def sql(self, query: str | pgsql.Composable, params: tuple | dict | None = None
+            ) -> list[tuple]:
+        """Run one statement in autocommit mode; return its rows (empty if none)."""
+        with psycopg.connect(self.conninfo(), autocommit=True, connect_timeout=10) as conn:
+            cur = conn.execute(query, params)
+            return cur.fetchall() if cur.description else []
+
+    def run(self, cmd: list[str], env: dict[str, str] | None = None) -> str:
+        """Run a client-side program; raise with its output if it fails."""
+        code, out = self._client_exec(cmd, env or {})
+        if code != 0:
+            tail = "\n".join(out.strip().splitlines()[-5:])
+            raise ReproError(f"`{shlex.join(cmd)}` failed (exit {code}):\n{tail}")
+        return out
+
+    @property
+    def docker(self) -> Any:
+        """The container where client programs (pgbench, psql) run."""
+        raise NotImplementedError
+
+    def put_file(self, path: str, text: str) -> None:
+        """Write a text file where the client programs run (pgbench scripts)."""
+        data = text.encode()
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode="w") as tar:
+            info = tarfile.TarInfo(os.path.basename(path))
+            info.size, info.mode = len(data), 0o644
+            tar.addfile(info, io.BytesIO(data))
+        self.docker.put_archive(os.path.dirname(path), buf.getvalue())
+
+    def pgbench(self, args: list[str], scripts: dict[str, str] | None = None,
+                options: dict[str, str] | None = None) -> PgbenchResult:
+        """Run pgbench with custom scripts ({file name: text}) and per-session GUCs."""
+        for name, text in (scripts or {}).items():
+            self.put_file(f"/tmp/{name}", text)
+        out = self.run(["pgbench", *args, *self._client_target()], _pgoptions(options))
+        return parse(out)
+
+    def pgbench_init(self, scale: int, *extra: str, options: dict[str, str] | None = None) -> None:
+        """Create pgbench's tables at a scale factor (pgbench -i); `options` are session GUCs
+        (a search_path puts the tables in another schema)."""
+        self.run(["pgbench", "-i", "-q", "-s", str(scale), *extra, *self._client_target()],
+                 _pgoptions(options))
+
+    def setting_rows(self) -> dict[str, str]:
+        """Settings not at their default, for provenance."""
+        rows = self.sql("SELECT name, current_setting(name) FROM pg_settings "
+                        "WHERE source NOT IN ('default', 'override', 'client') ORDER BY name")
+        return dict(rows)
+
+    def set(self, settings: dict[str, str]) -> None:
+        """ALTER SYSTEM SET each setting (quoted as identifier and literal) and reload."""
+        for key, value in settings.items():
+            self.sql(pgsql.SQL("ALTER SYSTEM SET {} = {}").format(pgsql.Identifier(key),
+                                                                  pgsql.Literal(value)))
+        self.sql("SELECT pg_reload_conf()")
+
+
+class ContainerServer(Server):
+    """A server in a container of the lab; settings can change with a restart."""
+
+    def __init__(self, container: PostgresContainer, image: engine.Image, major: float,
+                 password: str, role: Text | str, alias: str | None) -> None:
+        self.container = container
+        self.image = image
+        self.major = major
+        self.role = role
+        self.alias = alias
+        self._password = password
+
+    @property
+    def docker(self) -> Any:
+        return self.container.get_wrapped_container()
+
+    def conninfo(self) -> str:
+        host = self.container.get_container_host_ip()
+        port = self.container.get_exposed_port(5432)
+        return f"host={host} port={port} user={USER} password={self._password} dbname={DB}"
+
+    def _client_exec(self, cmd: list[str], env: dict[str, str]) -> tuple[int, str]:
+        result = self.docker.exec_run(cmd, user="postgres", environment=env)
+        return result.exit_code, result.output.decode(errors="replace")
+
+    def _client_target(self) -> list[str]:
+        return ["-h", SOCKET_DIR, "-U", USER, DB]
+
+    def pin(self, cpu: int, pids: Sequence[int] = (), commands: Sequence[str] = ()) -> None:
+        """Bind processes of the container (by pid, or every process running one of
+        `commands`, found in /proc) to one CPU with taskset, as the postgres user, who owns
+        the server's and the client programs' processes: no extra capability is needed.
+        A process that has exited meanwhile is no error."""
+        named = " ".join(shlex.quote(c) for c in commands)
+        script = (f"set -e; for p in {' '.join(str(int(p)) for p in pids)} $(for d in /proc/[0-9]*; do "
+                  f"for c in {named or '-'}; do [ \"$(cat $d/comm 2>/dev/null)\" = \"$c\" ] && "
+                  f"echo ${{d#/proc/}}; done; done); do taskset -p -c {int(cpu)} $p > /dev/null || "
+                  f"[ ! -d /proc/$p ]; done")
+        result = self.docker.exec_run(["sh", "-c", script], user="postgres")
+        if result.exit_code != 0:
+            raise ReproError(f"could not bind processes to CPU {cpu}: "
+                             f"{result.output.decode(errors='replace').strip()}")
+
+    def restart(self, settings: dict[str, str]) -> None:
+        """Restart with `settings` as the ALTER SYSTEM layer (replacing the previous one).
+
+        Settings given when the server was started are on its command line and
+        cannot be overridden here; pass only the ones that vary.
+        """
+        self.sql("ALTER SYSTEM RESET ALL")
+        for key, value in settings.items():
+            self.sql(pgsql.SQL("ALTER SYSTEM SET {} = {}").format(pgsql.Identifier(key),
+                                                                  pgsql.Literal(value)))
+        self.docker.kill(signal="SIGINT")  # fast shutdown, as the official image's STOPSIGNAL
+        self.docker.wait(timeout=60)
+        self.docker.start()
+        self.wait_ready()
+
+    def wait_ready(self, timeout_s: float = 60) -> None:
+        """Poll until the server accepts connections (the host port may change on restart)."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                self.docker.reload()
+                with psycopg.connect(self.conninfo(), connect_timeout=2):
+                    return
+            except (psycopg.OperationalError, TypeError, KeyError, ConnectionError):
+                if time.monotonic() > deadline:
+                    raise ReproError(f"server {self.alias or self.docker.short_id} did not come "
+                                     f"back within {timeout_s:.0f} s:\n"
+                                     + self.docker.logs(tail=5).decode(errors="replace"))
+                time.sleep(0.05)
+
+
+def _pgoptions(options: dict[str, str] | None) -> dict[str, str]:
+    """Session settings for a client program, as the PGOPTIONS environment variable."""
+    return {"PGOPTIONS": " ".join(f"-c {k}={v}" for k, v in (options or {}).items())}
+
+
+def check_dsn(dsn: str) -> float:
+    """Connect once to an existing server; return its major or fail with one clear line
+    (libpq's message, which never carries the password)."""
+    try:
+        with psycopg.connect(dsn, connect_timeout=10) as conn:
+            num = int(conn.execute("SHOW server_version_num").fetchone()[0])
+    except psycopg.Error as exc:
+        lines = str(exc).strip().splitlines()
+        raise ReproError(f"cannot connect to the DSN: {lines[-1] if lines else type(exc).__name__}"
+                         ) from None
+    return 9.6 if num // 100 == 906 else num // 10000
+
+
+class ExternalServer(Server):
+    """An existing server given by DSN; client programs run in a helper container.
+
+    It cannot be restarted: chapters that need restarts refuse a DSN.
+    """
+
+    def __init__(self, dsn: str, client: Any, role: Text | str) -> None:
+        self.dsn = dsn
+        self.client = client
+        self.image = None  # the server's own image is unknown; provenance has its version()
+        self.role = role
+        self.major = check_dsn(dsn)
+
+    def conninfo(self) -> str:
+        return self.dsn
+
+    def _client_exec(self, cmd: list[str], env: dict[str, str]) -> tuple[int, str]:
+        result = self.client.exec_run(cmd, environment=env)
+        return result.exit_code, result.output.decode(errors="replace")
+
+    def _client_target(self) -> list[str]:
+        return [self.dsn]
+
+    @property
+    def docker(self) -> Any:
+        return self.client
+
+
+class Lab:
+    """Starts servers and networks for one run and removes all of them on exit."""
+
+    def __init__(self, major: float = engine.DEFAULT_MAJOR) -> None:
+        self.major = major
+        self.run_id = uuid.uuid4().hex[:12]
+        self.password = secrets.token_urlsafe(24)  # this run's superuser password
+        self.image: engine.Image | None = None
+        self.servers: list[Server] = []
+        self._containers: list[Any] = []
+        self._networks: list[Network] = []
+        self._previous: dict[int, Any] = {}
+        self._starting = False
+        self._pending: int | None = None
+
+    # -- life cycle ---------------------------------------------------------
+    def __enter__(self) -> Lab:
+        for sig in SIGNALS:
+            self._previous[sig] = signal.signal(sig, self._interrupt)
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        # Ignore further interrupts while cleaning up, so a second Ctrl-C cannot strand a container.
+        for sig in SIGNALS:
+            signal.signal(sig, signal.SIG_IGN)
+        try:
+            self.close()
+        finally:
+            for sig, handler in self._previous.items():
+                signal.signal(sig, handler)
+
+    def _interrupt(self, signum: int, frame: FrameType | None) -> None:
+        """Turn a signal into KeyboardInterrupt so `with Lab()` cleans up; while a container is
+        being created, only once it exists (a second signal does not wait)."""
+        if self._starting and self._pending is None:
+            self._pending = signum
+            return
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    @contextmanager
+    def _creating(self) -> Iterator[None]:
+        self._starting = True
+        try:
+            yield
+        finally:
+            self._starting = False
+            if self._pending is not None:
+                raise KeyboardInterrupt(f"signal {self._pending}")
+
+    def close(self) -> None:
+        """Remove every container and network of this run: those recorded, then anything
+        else carrying the run's label (a container whose creation a signal cut short)."""
+        c = engine.client()
+        label = {"label": f"{RUN_LABEL}={self.run_id}"}
+        containers = list(reversed(self._containers))
+        containers += [x for x in c.containers.list(all=True, filters=label)
+                       if x.id not in {k.id for k in containers}]
+        for container in containers:
+            try:
+                container.remove(force=True, v=True)
+            except Exception:  # already gone is fine; anything else shows in leftovers()
+                pass
+        for network in [*reversed(self._networks), *c.networks.list(filters=label)]:
+            try:
+                network.remove()
+            except Exception:
+                pass
+        self._containers.clear()
+        self._networks.clear()
+
+    # -- resources ------------------------------------------------------------
+    def _image(self) -> engine.Image:
+        if self.image is None:
+            self.image = engine.resolve_image(self.major)
+        return self.image
+
+    def network(self) -> Network:
+        """A private Docker network for multi-node topologies."""
+        engine.client()
+        net = Network(docker_network_kw={"labels": {RUN_LABEL: self.run_id}})
+        with self._creating():
+            net.create()
+            self._networks.append(net)
+        return net
+
+    def server(self, role: Text | str, settings: dict[str, str] | None = None,
+               network: Network | None = None, alias: str | None = None, shm_size: str = "256m",
+               entrypoint: list[str] | None = None, environment: dict[str, str] | None = None
+               ) -> ContainerServer:
+        """Start a server for `role` whose command line carries `settings` (postgres -c k=v).
+
+        `entrypoint` replaces the image's entrypoint; it gets the postgres command line
+        as its arguments (see `standby`). Every server is recorded for provenance."""
+        image = self._image()
+        command = ["postgres"]
+        for key, value in (settings or {}).items():
+            command += ["-c", f"{key}={value}"]
+        kwargs: dict[str, Any] = {"labels": {RUN_LABEL: self.run_id}, "shm_size": shm_size}
+        if entrypoint:
+            kwargs["entrypoint"] = entrypoint
+        container = (PostgresContainer(image.name, username=USER, password=self.password,
+                                       dbname=DB, driver=None)
+                     .with_command(command)
+                     .with_kwargs(**kwargs))
+        for key, value in (environment or {}).items():
+            container.with_env(key, value)
+        if engine.is_local():  # published on this machine's loopback only (docker-py: (ip, port))
+            container.ports[5432] = ("127.0.0.1", None)
+        if network is not None:
+            container.with_network(network)
+            if alias:
+                container.with_network_aliases(alias)
+        try:
+            with self._creating():
+                try:
+                    container.start()
+                finally:
+                    if container._container is not None:  # created: ours to remove, ready or not
+                        self._containers.append(container._container)
+        except ReproError:
+            raise
+        except Exception as exc:
+            raise ReproError(f"PostgreSQL {engine.major_name(self.major)} ({image.name}) did not "
+                             f"start: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+                             ) from exc
+        server = ContainerServer(container, image, self.major, self.password, role, alias)
+        self.servers.append(server)
+        return server
+
+    def standby(self, primary: ContainerServer, network: Network, name: str,
+                settings: dict[str, str] | None = None) -> ContainerServer:
+        """A streaming-replication standby of `primary` (same network, reachable by its alias).
+
+        Made as on real hosts: `pg_basebackup -R` with a physical replication slot and the
+        standby's name as `application_name` (what synchronous_standby_names refers to),
+        then the image's own entrypoint starts the server in standby mode. The password
+        travels in the environment, not on a command line.
+        """
+        if primary.alias is None:
+            raise ReproError("a standby needs a primary started with a network alias")
+        conninfo = f"host={primary.alias} user={USER} application_name={name}"
+        script = STANDBY_SCRIPT.format(conninfo=shlex.quote(conninfo), slot=shlex.quote(name),
+                                       host=shlex.quote(primary.alias))
+        return self.server(Text(f"スタンバイ {name}", f"standby {name}"), settings, network=network, alias=name,
+                           entrypoint=["sh", "-c", script, "standby"],
+                           environment={"PGPASSWORD": self.password})
+
+    def external(self, dsn: str, role: Text | str) -> ExternalServer:
+        """An existing server; pgbench and friends run in a helper container on the host network."""
+        check_dsn(dsn)
+        image = self._image()
+        with self._creating():
+            helper = engine.client().containers.run(
+                image.name, ["sleep", "infinity"], detach=True, network_mode="host",
+                labels={RUN_LABEL: self.run_id}, entrypoint=[])
+            self._containers.append(helper)
+        server = ExternalServer(dsn, helper, role)
+        self.servers.append(server)
+        return server
+
+
+# Runs as root in a standby's container before the image's entrypoint ("$@" is the
+# postgres command line); the entrypoint finds PG_VERSION and skips initdb. pg_basebackup
+# takes the password from PGPASSWORD and writes it into primary_conninfo (-R).
+STANDBY_SCRIPT = """set -eu
+export PATH="/usr/lib/postgresql/$PG_MAJOR/bin:$PATH"
+: "${{PGDATA:=/var/lib/postgresql/data}}"
+as_postgres() {{ setpriv --reuid=postgres --regid=postgres --init-groups "$@"; }}
+mkdir -p "$PGDATA" && chown postgres:postgres "$PGDATA" && chmod 700 "$PGDATA"
+until as_postgres pg_isready -q -h {host}; do sleep 0.1; done
+as_postgres pg_basebackup -d {conninfo} -D "$PGDATA" -R -X stream -c fast -C -S {slot}
+exec /usr/local/bin/docker-entrypoint.sh "$@"
+"""
+
+
+def leftovers() -> list[str]:
+    """Ids of containers and networks any repro run left behind (for tests and `clean`)."""
+    c = engine.client()
+    found = [x.id for x in c.containers.list(all=True, filters={"label": RUN_LABEL})]
+    found += [n.id for n in c.networks.list(filters={"label": RUN_LABEL})]
+    return found

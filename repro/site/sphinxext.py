@@ -1,0 +1,668 @@
+"""Sphinx extension: puts the results on the pages.
+
+Directives (MyST: ```{repro-findings} auto_explain```): repro-status, repro-findings,
+repro-majors, repro-rounds, repro-table, repro-chart, repro-provenance, repro-download
+on chapter pages; repro-ledger, repro-environment, repro-matrix, repro-sources on the
+report's own pages; role {repro-num}`chapter:key` for inline numbers. Every number
+comes from a result file and is formatted per language, so translated text never
+carries a number. This layer imports no part of the lab (docker, testcontainers,
+psycopg): it reads results and judges them.
+"""
+from __future__ import annotations
+
+import html
+import json
+import os
+import subprocess
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from babel.messages.pofile import read_po
+from docutils import nodes
+from docutils.parsers.rst import directives
+from sphinx import addnodes
+from sphinx.application import Sphinx
+from sphinx.errors import ExtensionError
+from sphinx.util.docutils import SphinxDirective, SphinxRole
+
+from .. import registry, results
+from ..chapter import Chapter, Run, Table
+from ..errors import ReproError
+from ..text import Number, Text
+from ..verdict import Verdict
+from . import charts, store
+from .search import SearchJapaneseBigrams
+from .words import STATUS, WORDS
+
+DEFAULT_MAJOR = 17  # the major each chapter page shows (the version matrix shows all)
+
+
+def _sealed(result: list[nodes.Node]) -> list[nodes.Node]:
+    """Keep generated text (numbers, labels) out of the translation catalogue: both
+    languages' labels come from the chapter package, so .po files never go stale."""
+    for node in result:
+        for text_node in node.findall(nodes.TextElement):
+            # Inline nodes are never extracted; marking them would make Sphinx treat them
+            # as translation placeholders and unwrap them (RemoveTranslatableInline).
+            if not isinstance(text_node, nodes.Inline):
+                text_node["translatable"] = False
+    return result
+
+
+def _when(iso: str) -> str:
+    """"2026-11-22T12:03:58+00:00" -> "2026-11-22 12:03 UTC"."""
+    return iso[:16].replace("T", " ") + " UTC"
+
+
+def _major(major: float) -> str:
+    return "9.6" if major == 9.6 else str(int(major))
+
+
+def _lang(env_or_app: Any) -> str:
+    return env_or_app.config.language or "ja"
+
+
+def doc_link(text: str, docname: str) -> addnodes.pending_xref:
+    """A link to another page that every builder resolves (HTML and the PDF)."""
+    ref = addnodes.pending_xref("", refdomain="std", reftype="doc", reftarget=f"/{docname}",
+                                refexplicit=True, refwarn=True)
+    ref += nodes.inline(text=text)
+    return ref
+
+
+def badge(status: str, lang: str, stale: bool = False) -> nodes.inline:
+    """A verdict as a coloured label; "(!)" marks a result that is not fresh."""
+    return nodes.inline(text=STATUS[status](lang) + (" (!)" if stale else ""),
+                        classes=["repro-status", status.replace(" ", "-")])
+
+
+def para(text: str, classes: list[str] | None = None) -> nodes.paragraph:
+    """A paragraph; `backquoted` parts become inline code."""
+    node = nodes.paragraph(classes=classes or [])
+    for i, part in enumerate(text.split("`")):
+        node += nodes.literal(text=part) if i % 2 else nodes.Text(part)
+    return node
+
+
+def _cell(value: Any, lang: str) -> nodes.Node:
+    if isinstance(value, nodes.Node):
+        return value
+    if isinstance(value, Text):
+        return nodes.paragraph(text=value(lang))
+    if isinstance(value, Number):
+        return nodes.paragraph(text=value.format(lang))
+    return nodes.paragraph(text="—" if value is None else str(value))
+
+
+def table_node(table: Table, lang: str, widths: list[int] | None = None) -> list[nodes.Node]:
+    """A docutils table with a caption (numbered by numfig), and its note below."""
+    node = nodes.table(classes=["repro-table"] + (["colwidths-given"] if widths else []))
+    node += nodes.title(text=table.caption(lang))
+    group = nodes.tgroup(cols=len(table.columns))
+    node += group
+    for width in widths or [1] * len(table.columns):
+        group += nodes.colspec(colwidth=width)
+    head, body = nodes.thead(), nodes.tbody()
+    group += head
+    group += body
+    for part, rows in ((head, [table.columns]), (body, table.rows)):
+        for row in rows:
+            tr = nodes.row()
+            for value in row:
+                entry = nodes.entry()
+                entry += _cell(value, lang)
+                tr += entry
+            part += tr
+    out: list[nodes.Node] = [node]
+    if table.note:
+        out.append(para(table.note(lang), ["repro-table-note"]))
+    return out
+
+
+class _Directive(SphinxDirective):
+    @property
+    def lang(self) -> str:
+        return _lang(self.env)
+
+    @property
+    def site_major(self) -> float:
+        return self.env.config.repro_major
+
+    @property
+    def scale(self) -> str:
+        return self.env.config.repro_scale
+
+    def depend_on(self, name: str) -> None:
+        """Re-read the page when any result of the chapter changes."""
+        for path in sorted(results.build_dir().glob(f"{name}/*.json")):
+            self.env.note_dependency(str(path))
+
+    def run(self) -> list[nodes.Node]:
+        try:
+            return _sealed(self.build())
+        except ReproError as exc:
+            raise self.error(str(exc)) from exc
+
+    def build(self) -> list[nodes.Node]:
+        raise NotImplementedError
+
+
+class _ChapterDirective(_Directive):
+    required_arguments = 1
+    optional_arguments = 1
+
+    def chapter(self) -> Chapter:
+        return registry.get(self.arguments[0])
+
+    def shown(self) -> store.Shown:
+        self.depend_on(self.arguments[0])
+        return store.current(self.arguments[0], self.site_major, self.scale)
+
+    def build(self) -> list[nodes.Node]:
+        shown = self.shown()
+        if shown.run is None or "unavailable" in shown.run.doc:
+            return self.missing()
+        return self.build_run(shown.run)
+
+    def build_run(self, run: Run) -> list[nodes.Node]:
+        raise NotImplementedError
+
+    def missing(self) -> list[nodes.Node]:
+        """What stands in for the result's pieces when there is none (the banner says why)."""
+        return [nodes.paragraph(text="—")]
+
+
+class StatusDirective(_ChapterDirective):
+    """A banner: where the page's numbers come from, or a warning that they are not fresh."""
+
+    def build(self) -> list[nodes.Node]:
+        shown = self.shown()
+        if shown.run is None:
+            box = nodes.warning()
+            box += para(WORDS["missing" if shown.why == "missing" else "corrupt"](self.lang))
+            return [box]
+        doc = shown.run.doc
+        if shown.why is None:
+            prov = doc["provenance"]
+            box = nodes.note()
+            box += para(WORDS["fresh"](self.lang).format(
+                major=_major(doc["major"]), started=_when(prov["started"]), scale=doc["scale"],
+                duration=f"{prov['duration_s']:.0f}"))
+        else:
+            box = nodes.warning()
+            reason = WORDS[shown.why](self.lang).format(scale=doc["scale"])
+            box += para(WORDS["stale"](self.lang).format(why=reason))
+        return [box]
+
+
+def _checks_cell(v: Verdict, lang: str) -> nodes.Node:
+    """Each check on a line: what was measured, its value and interval, its threshold, its
+    own verdict."""
+    cell = nodes.container()
+    for c in v.checks:
+        line = nodes.paragraph(classes=["repro-check"])
+        line += nodes.Text(f"{c.check.measure.label(lang)}: ")
+        line += nodes.strong(text=c.number().format(lang))
+        line += nodes.Text(f" ({WORDS['condition'](lang)} {c.check.threshold.text(c.check.measure)(lang)}) ")
+        line += badge(c.status, lang)
+        cell += line
+    if v.reason:
+        cell += para(v.reason(lang), ["repro-reason"])
+    return cell
+
+
+class FindingsDirective(_ChapterDirective):
+    """The compact findings table: the claim, the original's value, this build's checks
+    (each measured value with its interval, threshold and verdict), the finding's verdict,
+    and how often it held in stored runs of the same experiment."""
+
+    def build_run(self, run: Run) -> list[nodes.Node]:
+        lang, name = self.lang, self.chapter().name
+        held = store.held(name, run.major, run.doc["scale"])
+        rows: list[list[Any]] = []
+        for v in run.verdicts:
+            f = v.finding
+            claim = nodes.paragraph()
+            claim += nodes.strong(text=f.claim(lang))
+            if not f.expected:
+                claim += nodes.Text(" " + WORDS["not_expected"](lang))
+            verdict = nodes.paragraph()
+            verdict += badge(v.status, lang)
+            k, n = held.get(f.id, (0, 0))
+            rows.append([f.id, claim, f.original, _checks_cell(v, lang), verdict,
+                         WORDS["held_cell"].format(k=k, n=n) if n else None])
+        table = Table(Text("知見と判定", "Findings and verdicts"),
+                      [WORDS[k] for k in ("finding", "claim", "original", "measured", "status", "held")],
+                      rows, WORDS["interval"])
+        out = table_node(table, lang)
+        out[0]["classes"].append("repro-findings")
+        return out
+
+
+class MajorsDirective(_ChapterDirective):
+    """This chapter's findings on every PostgreSQL major that has a result."""
+
+    def build(self) -> list[nodes.Node]:
+        name = self.arguments[0]
+        self.depend_on(name)
+        return [_majors_table(name, store.majors(name, self.scale), self.lang)]
+
+
+def _matrix_cell(shown: store.Shown, fid: str, lang: str) -> nodes.Node:
+    if shown.run is None:
+        return nodes.paragraph(text=WORDS["no_result"](lang))
+    if "unavailable" in shown.run.doc:
+        return para(Text(**shown.run.doc["unavailable"])(lang), ["repro-reason"])
+    v = next(v for v in shown.run.verdicts if v.finding.id == fid)
+    cell = nodes.container()
+    p = nodes.paragraph()
+    p += badge(v.status, lang, stale=shown.why is not None)
+    cell += p
+    key = v.checks[0].number().format(lang) if v.checks else ""
+    if key:
+        cell += para(key, ["repro-key-value"])
+    return cell
+
+
+def _measured_where(shown: store.Shown, lang: str) -> nodes.Node:
+    """A matrix column's own provenance: when, where and at what scale it was measured."""
+    if shown.run is None:
+        return nodes.paragraph(text="—")
+    doc = shown.run.doc
+    host = doc["provenance"]["host"]
+    return para(f"{doc['provenance']['started'][:10]}, {doc['scale']}, "
+                f"{host.get('engine_cpus')} CPU, {(host.get('cpu_model') or '').split(' @')[0]}",
+                ["repro-reason"])
+
+
+def _majors_table(name: str, shown: dict[float, store.Shown], lang: str) -> nodes.Node:
+    chapter = registry.get(name)
+    columns = [WORDS["finding"], *(Text(f"PostgreSQL {_major(m)}", f"PostgreSQL {_major(m)}")
+                                   for m in shown)]
+    rows = [[f.id, *(_matrix_cell(s, f.id, lang) for s in shown.values())] for f in chapter.findings]
+    if shown:
+        rows.append([WORDS["measured_where"], *(_measured_where(s, lang) for s in shown.values())])
+    caption = Text(f"{chapter.title.ja}: メジャーバージョンごとの判定",
+                   f"{chapter.title.en}: verdicts per major")
+    return table_node(Table(caption, columns, rows or [[WORDS["no_result"]]]), lang)[0]
+
+
+class RoundsDirective(_ChapterDirective):
+    """How many rounds each condition got, and why rounds were added."""
+
+    def build_run(self, run: Run) -> list[nodes.Node]:
+        lang = self.lang
+        counts = {c: run.rounds.count(c) for c in run.rounds.conditions()}
+        by_count: dict[int, list[str]] = {}
+        for condition, n in counts.items():
+            by_count.setdefault(n, []).append(condition)
+        rows: list[list[Any]] = [[Number(n, "", 0), ", ".join(cs)] for n, cs in sorted(by_count.items())]
+        reasons = []
+        for log in run.raw.get("rounds_log", []):
+            for extra in log["extra"]:
+                reasons.append(Text(
+                    f"ラウンド {extra['round'] + 1}: {', '.join(extra['findings'])} が未決定のため "
+                    f"{len(extra['runs'])} 件の実行を追加",
+                    f"round {extra['round'] + 1}: {len(extra['runs'])} runs added because "
+                    f"{', '.join(extra['findings'])} were undecided"))
+            reasons.append(STOPPED[log["stopped"]])
+        table = Table(Text("条件ごとのラウンド数", "Rounds per condition"),
+                      [Text("ラウンド", "Rounds"), Text("条件", "Conditions")], rows,
+                      Text.join(reasons, "。", ". ") if reasons else None)
+        return table_node(table, lang, [12, 88])
+
+
+STOPPED = {
+    "minimum": Text("最小ラウンド数で終了", "stopped at the minimum rounds"),
+    "decided": Text("すべての知見が決まったため終了", "stopped: every finding decided"),
+    "max_rounds": Text("最大ラウンド数に達して終了", "stopped at the most rounds the scale allows"),
+    "budget": Text("スケールの時間予算に達して終了", "stopped: the scale's time budget was spent"),
+}
+
+
+class _PieceDirective(_ChapterDirective):
+    """A named piece of a chapter's page (`NAME ID`): a table or a chart."""
+
+    required_arguments = 2
+    optional_arguments = 0
+    option_spec = {"name": directives.unchanged}
+    kind = ""  # "tables" or "charts": the Chapter attribute the ID is looked up in
+
+    def builder(self) -> Callable[[Run], Any]:
+        pieces = getattr(self.chapter(), self.kind)
+        if self.arguments[1] not in pieces:
+            raise ReproError(f"{self.arguments[0]} has no {self.kind[:-1]} {self.arguments[1]!r}; "
+                             f"it has: {', '.join(pieces)}")
+        return pieces[self.arguments[1]]
+
+    def missing(self) -> list[nodes.Node]:
+        """A captioned, named stand-in, so references to the piece still resolve."""
+        self.builder()  # an unknown id is an error also without a result
+        caption = WORDS["no_result"](self.lang)
+        if self.kind == "tables":
+            node = table_node(Table(Text(caption, caption), [Text("—", "—")], []), self.lang)[0]
+        else:
+            node = nodes.figure()
+            node += nodes.caption(text=caption)
+        self.add_name(node)
+        return [node]
+
+
+class TableDirective(_PieceDirective):
+    kind = "tables"
+
+    def build_run(self, run: Run) -> list[nodes.Node]:
+        out = table_node(self.builder()(run), self.lang)
+        self.add_name(out[0])
+        return out
+
+
+class ChartDirective(_PieceDirective):
+    kind = "charts"
+
+    def build_run(self, run: Run) -> list[nodes.Node]:
+        name, chart_id = self.arguments
+        chart = self.builder()(run)
+        figure = nodes.figure(classes=["repro-chart"])
+        builder = self.env.app.builder
+        if builder.format == "html":
+            # Drawn straight into the output (not an image node), so that the alt text,
+            # which carries measured values, stays out of the translation catalogue.
+            file = f"{name}-{chart_id}.png"
+            charts.render(chart, self.lang, Path(builder.outdir) / "_images" / "repro" / file)
+            up = "../" * self.env.docname.count("/")
+            alt = html.escape(charts.alt_text(chart, self.lang), quote=True)
+            figure += nodes.raw("", f'<img src="{up}_images/repro/{file}" alt="{alt}" '
+                                    f'width="1170" height="676">', format="html")
+        elif builder.format == "latex":  # the PDF: an image of the chart drawn outside the source
+            png = charts.render(chart, self.lang, Path(builder.outdir) / "charts" / f"{name}-{chart_id}.png")
+            figure += nodes.image(uri="/" + os.path.relpath(png, self.env.srcdir), width="100%")
+        figure += nodes.caption(text=chart.title(self.lang))
+        self.add_name(figure)
+        return [figure]
+
+
+TARGETS = {"container": Text("この実行が起動したコンテナ", "containers this run started"),
+           "external server (DSN)": Text("既存のサーバー (DSN)", "an existing server (DSN)")}
+PROVENANCE = [
+    ("started", Text("開始時刻", "Started")),
+    ("duration", Text("所要時間 [s]", "Duration [s]")),
+    ("scale", Text("スケール", "Scale")),
+    ("target", Text("対象", "Target")),
+    ("version", Text("PostgreSQL", "PostgreSQL")),
+    ("image", Text("イメージ (名前、ID、由来)", "Image (name, id, origin)")),
+    ("cpu", Text("CPU (エンジン側)", "CPU (engine side)")),
+    ("memory", Text("メモリ [GiB]", "Memory [GiB]")),
+    ("kernel", Text("カーネル、OS", "Kernel, OS")),
+    ("storage", Text("ストレージドライバ", "Storage driver")),
+    ("clocksource", Text("クロックソース", "Clock source")),
+    ("docker", Text("Docker エンジン", "Docker engine")),
+    ("code", Text("コード (git コミット、実験のハッシュ)", "Code (git commit, experiment hash)")),
+    ("params", Text("スケールのパラメータ", "Scale parameters")),
+]
+
+
+def provenance_values(doc: dict[str, Any]) -> dict[str, Any]:
+    prov, host = doc["provenance"], doc["provenance"]["host"]
+    servers = prov["servers"]
+    git = prov.get("git") or {}
+    commit = (git.get("commit") or "—")[:12] + (" (+ changes)" if git.get("dirty") else "")
+    return {
+        "started": _when(prov["started"]), "duration": f"{prov['duration_s']:.0f}",
+        "scale": doc["scale"], "target": TARGETS.get(prov["target"], Text(prov["target"], prov["target"])),
+        "version": "; ".join(sorted({s["version"].split(" on ")[0] for s in servers})) or "—",
+        "image": "; ".join(sorted({f"{s['image']['name']}, {s['image']['id'][7:19]}, "
+                                   f"{s['image']['origin']}" for s in servers if s["image"]})) or "—",
+        "cpu": f"{host.get('cpu_model') or '—'} × {host.get('engine_cpus')}",
+        "memory": str(host.get("memory_gib")), "kernel": f"{host.get('kernel')}, {host.get('os')}",
+        "storage": str(host.get("storage_driver")), "clocksource": host.get("clocksource") or "—",
+        "docker": f"{host.get('docker_version')} ({host.get('docker_host')})",
+        "code": f"{commit}, {prov['experiment']}",
+        "params": ", ".join(f"{k}={v}" for k, v in doc["scale_params"].items()),
+    }
+
+
+class ProvenanceDirective(_ChapterDirective):
+    """Where, when and with what the chapter's numbers were measured."""
+
+    def build_run(self, run: Run) -> list[nodes.Node]:
+        values = provenance_values(run.doc)
+        rows: list[list[Any]] = [[label, values[key]] for key, label in PROVENANCE]
+        for s in run.doc["provenance"]["servers"]:
+            settings = ", ".join(f"{k}={v}" for k, v in s["settings"].items())
+            role = Text(**s["role"]) if isinstance(s["role"], dict) else Text(s["role"], s["role"])
+            rows.append([Text(f"設定: {role.ja}", f"Settings: {role.en}"), settings])
+        table = Table(Text("実行環境と来歴", "Provenance"), [Text("項目", "Item"), Text("値", "Value")],
+                      rows)
+        out = table_node(table, self.lang)
+        out[0]["classes"].append("repro-provenance")
+        return out
+
+
+class DownloadDirective(_ChapterDirective):
+    def build_run(self, run: Run) -> list[nodes.Node]:
+        path = results.path_for(run.chapter.name, run.major, run.doc["scale"])
+        if not path.exists():  # a stored result: link the file it came from
+            return []
+        docdir = Path(self.env.srcdir) / os.path.dirname(self.env.docname)
+        ref = addnodes.download_reference("", "", refdoc=self.env.docname, refexplicit=True,
+                                          reftarget=os.path.relpath(path, docdir))
+        ref += nodes.literal(text=path.name)
+        p = nodes.paragraph(text=WORDS["download"](self.lang) + ": ")
+        p += ref
+        return [p]
+
+
+class LedgerDirective(_Directive):
+    """Every chapter's findings and their verdicts, for the front page."""
+
+    def build(self) -> list[nodes.Node]:
+        lang = self.lang
+        rows: list[list[Any]] = []
+        stale = False
+        for name, chapter in registry.chapters().items():
+            self.depend_on(name)
+            link = nodes.paragraph()
+            link += doc_link(chapter.title(lang), f"chapters/{name}")
+            shown = store.current(name, self.site_major, self.scale)
+            if shown.run is None:
+                rows.append([link, "—", WORDS["missing"], "—"])
+                continue
+            for i, v in enumerate(shown.run.verdicts):
+                cell = nodes.paragraph()
+                cell += badge(v.status, lang, stale=shown.why is not None)
+                rows.append([link if i == 0 else "", v.finding.id, v.finding.claim, cell])
+            stale |= shown.why is not None
+        table = Table(Text("知見の一覧", "Findings ledger"),
+                      [WORDS["chapter"], WORDS["finding"], WORDS["claim"], WORDS["status"]], rows)
+        out = table_node(table, lang, [22, 6, 56, 16])
+        out[0]["classes"].append("repro-ledger")
+        if stale:
+            out.append(nodes.paragraph(text=WORDS["stale_mark"](lang)))
+        return out
+
+
+class MatrixDirective(_Directive):
+    """The version matrix: for every chapter, its findings on every major with a result."""
+
+    def build(self) -> list[nodes.Node]:
+        out: list[nodes.Node] = []
+        for name in registry.chapters():
+            self.depend_on(name)
+            section_title = nodes.rubric(text=registry.get(name).title(self.lang))
+            out += [section_title, _majors_table(name, store.majors(name, self.scale), self.lang)]
+        return out
+
+
+class EnvironmentDirective(_Directive):
+    """The machine this build measured on, from the newest fresh result (front page)."""
+
+    def build(self) -> list[nodes.Node]:
+        fresh = []
+        for name in registry.chapters():
+            self.depend_on(name)
+            shown = store.current(name, self.site_major, self.scale)
+            if shown.run is not None and shown.why is None:
+                fresh.append(shown.run.doc)
+        if not fresh:
+            return [nodes.paragraph(text=WORDS["no_result"](self.lang))]
+        values = provenance_values(max(fresh, key=lambda d: d["provenance"]["started"]))
+        keys = ("cpu", "memory", "kernel", "storage", "clocksource", "docker")
+        rows: list[list[Any]] = [[label, values[k]] for k, label in PROVENANCE if k in keys]
+        table = Table(Text("このビルドの実行環境", "This build's environment"),
+                      [Text("項目", "Item"), Text("値", "Value")], rows)
+        return table_node(table, self.lang, [25, 75])
+
+
+class SourcesDirective(_Directive):
+    """Every source publication, from the chapters' original.toml files, with the chapters
+    that reproduce it."""
+
+    def build(self) -> list[nodes.Node]:
+        lang = self.lang
+        sources: dict[str, tuple[dict[str, Any], list[str]]] = {}
+        for name, chapter in registry.chapters().items():
+            for source in chapter.original.get("sources", []):
+                sources.setdefault(source["id"], (source, []))[1].append(name)
+        rows: list[list[Any]] = []
+        for source, names in sources.values():
+            title = nodes.paragraph()
+            title += (nodes.reference("", source["title"], refuri=source["url"]) if source["url"]
+                      else nodes.Text(source["title"]))
+            if source.get("english"):
+                title += nodes.Text(" (" + source["english"] + ")")
+            chapters = nodes.paragraph()
+            for i, name in enumerate(names):
+                if i:
+                    chapters += nodes.Text(", ")
+                chapters += doc_link(name, f"chapters/{name}")
+            rows.append([title, Text(**source["by"]), source["date"] or "—", Text(**source["subject"]),
+                         chapters])
+        table = Table(Text("原典", "Sources"), [Text("題名", "Title"), Text("著者・組織", "Author"),
+                                                Text("日付", "Date"), Text("対象", "Subject"),
+                                                WORDS["chapter"]], rows)
+        return table_node(table, lang, [34, 18, 12, 24, 12])
+
+
+class NumberRole(SphinxRole):
+    """{repro-num}`chapter:key`: a measured number, formatted for the page's language."""
+
+    def run(self) -> tuple[list[nodes.Node], list[nodes.system_message]]:
+        name, _, key = self.text.partition(":")
+        chapter = registry.get(name)
+        for path in sorted(results.build_dir().glob(f"{name}/*.json")):
+            self.env.note_dependency(str(path))
+        shown = store.current(name, self.config.repro_major, self.config.repro_scale)
+        if shown.run is None or "unavailable" in shown.run.doc:
+            return [nodes.inline(text="—")], []
+        numbers = chapter.numbers(shown.run)
+        if key not in numbers:
+            msg = self.inliner.reporter.error(f"{name} has no number {key!r}", line=self.lineno)
+            return [], [msg]
+        return [nodes.inline(text=numbers[key].format(_lang(self.env)), classes=["repro-num"])], []
+
+
+PLANTUML_ERRORS = ("Cannot find Graphviz", "Dot executable", "Syntax Error", "An error has occured",
+                   "An error has occurred", "java.lang.")
+
+
+def check_diagrams(app: Sphinx, error: Exception | None) -> None:
+    """Fail the build when a PlantUML diagram is PlantUML's error message drawn as an image
+    (PlantUML exits 0 then, e.g. without Graphviz)."""
+    if error is not None or app.builder.format != "html":
+        return
+    for svg in sorted(Path(app.outdir).glob("_images/plantuml-*.svg")):
+        text = svg.read_text(encoding="utf-8", errors="replace")
+        if found := [e for e in PLANTUML_ERRORS if e in text]:
+            raise ExtensionError(f"{svg.name} is PlantUML's error message, not a diagram: {found[0]}")
+
+
+# Furo writes these in English into every page, outside its message catalogue
+# (icon titles, the skip link); the Japanese build gets them in Japanese.
+THEME_JA = {"<title>Contents</title>": "<title>目次</title>", "<title>Menu</title>": "<title>メニュー</title>",
+            "<title>Expand</title>": "<title>開く</title>",
+            "<title>Light mode</title>": "<title>ライトモード</title>",
+            "<title>Dark mode</title>": "<title>ダークモード</title>",
+            "<title>Auto light/dark, in light mode</title>": "<title>自動 (現在はライトモード)</title>",
+            "<title>Auto light/dark, in dark mode</title>": "<title>自動 (現在はダークモード)</title>",
+            "Skip to content": "本文へ移動"}
+
+
+def search_messages(app: Sphinx) -> None:
+    """The search page's plural messages from this project's catalogue (locale/LANG/sphinx.po)
+    into the browser, after Sphinx's translations.js, which can carry them empty."""
+    catalogs = [Path(app.srcdir, d, _lang(app), "LC_MESSAGES", "sphinx.po") for d in app.config.locale_dirs]
+    plurals: dict[str, list[str]] = {}
+    for catalog in filter(Path.exists, catalogs if app.builder.format == "html" else []):
+        with catalog.open("rb") as f:
+            plurals |= {m.id[0]: list(m.string) for m in read_po(f) if m.pluralizable and all(m.string)}
+    if plurals:
+        app.add_js_file(None, priority=600, body="".join(
+            f"Documentation.TRANSLATIONS[{json.dumps(k)}] = {json.dumps(v)};" for k, v in plurals.items()))
+
+
+def localize_theme(app: Sphinx, error: Exception | None) -> None:
+    if error is not None or app.builder.format != "html" or _lang(app) != "ja":
+        return
+    for page in Path(app.outdir).rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        for english, japanese in THEME_JA.items():
+            text = text.replace(english, japanese)
+        page.write_text(text, encoding="utf-8")
+
+
+def repository() -> str:
+    """The repository's public address: REPRO_REPOSITORY, GitHub Actions' repository, or the
+    clone's origin (empty when none is known)."""
+    if url := os.environ.get("REPRO_REPOSITORY"):
+        return url
+    if os.environ.get("GITHUB_REPOSITORY"):
+        return f"{os.environ.get('GITHUB_SERVER_URL', 'https://github.com')}/{os.environ['GITHUB_REPOSITORY']}"
+    try:
+        origin = subprocess.run(["git", "remote", "get-url", "origin"], cwd=results.ROOT,
+                                capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return origin if origin.startswith(("https://", "http://")) else ""
+
+
+class RepositoryRole(SphinxRole):
+    """{repro-repository}`text`: a link to the repository, or a note that no public address
+    is recorded for this build."""
+
+    def run(self) -> tuple[list[nodes.Node], list[nodes.system_message]]:
+        url = self.config.repro_repository
+        if url:
+            return [nodes.reference(self.rawtext, url, refuri=url)], []
+        return [nodes.inline(text=WORDS["no_repository"](_lang(self.env)))], []
+
+
+def code_version() -> int:
+    """A number that changes with the code that renders the pages: Sphinx rereads every
+    page when it changes (its cache knows nothing of the directives' code)."""
+    package = Path(results.ROOT, "repro")
+    return zlib.crc32(b"".join(p.read_bytes() for p in sorted(package.rglob("*.py"))))
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    app.add_config_value("repro_scale", os.environ.get("SCALE", "default"), "env")
+    app.add_config_value("repro_major", DEFAULT_MAJOR, "env")
+    app.add_config_value("repro_repository", repository(), "env")
+    for name, directive in (
+            ("repro-status", StatusDirective), ("repro-findings", FindingsDirective),
+            ("repro-majors", MajorsDirective), ("repro-rounds", RoundsDirective),
+            ("repro-table", TableDirective), ("repro-chart", ChartDirective),
+            ("repro-provenance", ProvenanceDirective), ("repro-download", DownloadDirective),
+            ("repro-ledger", LedgerDirective), ("repro-matrix", MatrixDirective),
+            ("repro-environment", EnvironmentDirective), ("repro-sources", SourcesDirective)):
+        app.add_directive(name, directive)
+    app.add_role("repro-num", NumberRole())
+    app.add_role("repro-repository", RepositoryRole())
+    app.add_search_language(SearchJapaneseBigrams)
+    app.connect("builder-inited", search_messages)
+    app.connect("build-finished", check_diagrams)
+    app.connect("build-finished", localize_theme)
+    return {"version": "2", "env_version": code_version(), "parallel_read_safe": True,
+            "parallel_write_safe": True}

@@ -1,0 +1,113 @@
+"""The results the site shows, found and judged once per build.
+
+For each chapter: this build's result (or a stored one) at the site's major and
+scale, the newest result on every other major (the version matrix), and the
+history of stored runs of the same experiment ("held in k of n runs"). Verdicts
+of stored runs are cached on disk, keyed by the run and by the judging code, so a
+warm build does not resample history again.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from .. import registry, results
+from ..chapter import HASHED, Run
+from ..verdict import REPRODUCED
+
+PACKAGE = Path(__file__).resolve().parent.parent
+JUDGE_CODE = ("chapter.py", "stats.py", "text.py", "verdict.py")
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A chapter's result as a page shows it: the run, and why it is not fresh (None if it is)."""
+
+    run: Run | None
+    why: str | None  # None | "missing" | "corrupt" | "code_changed" | "scale_changed"
+
+
+@cache
+def experiment_hash(name: str) -> str:
+    chapter = registry.get(name)
+    return results.experiment_hash(chapter.package, chapter.hashed_paths())
+
+
+@cache
+def _runs(name: str) -> list[Run]:
+    chapter = registry.get(name)
+    return sorted((Run(chapter, doc) for doc in results.everything(name)),
+                  key=lambda r: r.doc["provenance"]["started"])
+
+
+def current(name: str, major: float, scale: str) -> Shown:
+    """What a page shows: this build's result at the major and scale, fresh if it was
+    measured by the current experiment; else the newest stored one, marked why."""
+    try:
+        doc = results.load(results.path_for(name, major, scale), name)
+    except results.CorruptResult:
+        return Shown(None, "corrupt")
+    runs = [r for r in _runs(name) if r.major == major]
+    if doc is not None:
+        run = next(r for r in runs if r.doc["provenance"]["started"] == doc["provenance"]["started"])
+    else:
+        same_scale = [r for r in runs if r.doc["scale"] == scale]
+        run = (same_scale or runs or [None])[-1]
+    if run is None:
+        return Shown(None, "missing")
+    if run.doc["key"]["experiment"] != experiment_hash(name):
+        return Shown(run, "code_changed")
+    if run.doc["scale"] != scale:
+        return Shown(run, "scale_changed")
+    return Shown(run, None)
+
+
+def majors(name: str, scale: str) -> dict[float, Shown]:
+    """The newest result of the chapter on every major that has one (the matrix's row)."""
+    found = sorted({r.major for r in _runs(name)})
+    return {m: current(name, m, scale) for m in found}
+
+
+def history(name: str, major: float, scale: str) -> list[Run]:
+    """Stored and this build's runs of the current experiment at the major and scale."""
+    return [r for r in _runs(name) if r.major == major and r.doc["scale"] == scale
+            and r.doc["key"]["experiment"] == experiment_hash(name) and "unavailable" not in r.doc]
+
+
+@cache
+def judge_hash(name: str) -> str:
+    """What decides a verdict but not a measurement: the chapter's other files and the judge."""
+    chapter = registry.get(name)
+    files = [p for p in sorted(chapter.package.rglob("*.py")) + sorted(chapter.package.glob("*.toml"))
+             if p.relative_to(chapter.package).parts[0] not in HASHED]
+    return results.source_hash(files + [PACKAGE / f for f in JUDGE_CODE])
+
+
+def statuses(run: Run) -> dict[str, str]:
+    """Each finding's status on a run, from the disk cache when the judge has not changed."""
+    name = run.chapter.name
+    ident = hashlib.sha256(json.dumps([run.doc["key"], run.doc["provenance"]["started"],
+                                       run.major, judge_hash(name)]).encode()).hexdigest()[:20]
+    path = results.build_dir().parent / "verdicts" / name / f"{ident}.json"
+    if path.exists():
+        return json.loads(path.read_text())
+    found = {v.finding.id: v.status for v in run.verdicts}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(found))
+    return found
+
+
+def held(name: str, major: float, scale: str) -> dict[str, tuple[int, int]]:
+    """Per finding: in how many of the stored runs of the current experiment it was
+    reproduced, and of how many runs."""
+    runs = history(name, major, scale)
+    counts = {f.id: [0, len(runs)] for f in registry.get(name).findings}
+    for run in runs:
+        for fid, status in statuses(run).items():
+            if fid in counts and status == REPRODUCED:
+                counts[fid][0] += 1
+    return {k: (v[0], v[1]) for k, v in counts.items()}
+

@@ -1,0 +1,119 @@
+"""What every chapter owes the contract, checked per chapter of the registry: its wiring,
+that no check is vacuous, and that its result (tiny scale, or a fresh stored one)
+contradicts no expected finding and builds every piece of its page."""
+from __future__ import annotations
+
+import dataclasses
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import chapter_result
+
+from repro import registry
+from repro.chapter import SCALES, Run
+from repro.stats import Rounds
+from repro.verdict import (CONTRADICTED, NOT_APPLICABLE, REPRODUCED, Above, Below, Between, Check,
+                           Environment, Measure)
+
+ROOT = Path(__file__).resolve().parent.parent
+CHAPTERS = sorted(registry.chapters())
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_chapter_is_wired(name: str) -> None:
+    chapter = registry.get(name)
+    assert (chapter.package / "experiment.py").exists()
+    assert set(chapter.scales) == set(SCALES)
+    assert chapter.original["sources"] and all({"id", "title", "url", "date", "by", "subject"} <= set(s)
+                                               for s in chapter.original["sources"])
+    page = (ROOT / "docs" / "chapters" / f"{name}.md").read_text()
+    for directive in ("repro-status", "repro-findings", "repro-majors", "repro-rounds",
+                      "repro-provenance", "repro-download"):
+        assert f"{{{directive}}} {name}" in page, directive
+    for table in chapter.tables:
+        assert f"{{repro-table}} {name} {table}" in page, table
+    for chart in chapter.charts:
+        assert f"{{repro-chart}} {name} {chart}" in page, chart
+    included = set(re.findall(r"```\{literalinclude\} /?\.\./repro/chapters/" + name + r"/files/(\S+)", page))
+    files = {p.name for p in (chapter.package / "files").glob("*")} if (chapter.package / "files").exists() else set()
+    assert files <= included, f"files the page does not include: {files - included}"
+    assert (ROOT / "locale" / "en" / "LC_MESSAGES" / "chapters" / f"{name}.po").exists()
+    assert (ROOT / "tests" / f"test_chapter_{name}.py").exists()
+    assert f"chapters/{name}\n" in (ROOT / "docs" / "index.md").read_text()
+    assert len({f.id for f in chapter.findings}) == len(chapter.findings)
+
+
+def _sides(threshold) -> tuple[float, float]:
+    """A value on the finding's side of a threshold, and one on the other side."""
+    if isinstance(threshold, Above):
+        margin = max(1.0, abs(threshold.limit)) / 2
+        return threshold.limit + margin, threshold.limit - margin
+    if isinstance(threshold, Below):
+        margin = max(1.0, abs(threshold.limit)) / 2
+        return threshold.limit - margin, threshold.limit + margin
+    assert isinstance(threshold, Between)
+    return (threshold.low + threshold.high) / 2, threshold.high + (threshold.high - threshold.low)
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_every_check_can_fail(name: str) -> None:
+    """Fed a value on the wrong side of any one of its thresholds, each finding is contradicted;
+    with every value on its side it is reproduced: no check is one that cannot fail."""
+    env = Environment(17, 2, frozenset(), {})
+    for finding in registry.get(name).findings:
+        def judged(values: list[float]) -> str:
+            checks = [Check(Measure(c.measure.label, lambda r, v=v: v, c.measure.unit, exact=True),
+                            c.threshold) for c, v in zip(finding.checks, values)]
+            return dataclasses.replace(finding, checks=checks, requires=(), explain=None
+                                       ).judge(Rounds({}), env).status
+        good = [_sides(c.threshold)[0] for c in finding.checks]
+        assert judged(good) == REPRODUCED, finding.id
+        for i, check in enumerate(finding.checks):
+            bad = good[:i] + [_sides(check.threshold)[1]] + good[i + 1:]
+            assert judged(bad) == CONTRADICTED, (finding.id, i)
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_expected_findings_are_not_contradicted(name: str) -> None:
+    """`make test`'s policy: an expected finding contradicted (or a mechanism that fails) is a
+    failure; inconclusive is not. None may be "not applicable" on this machine."""
+    doc, _ = chapter_result(name)
+    run = Run(registry.get(name), doc)
+    failed = [f"{v.finding.id}: " + "; ".join(f"{c.check.measure.label.en} {c.number().format('en')} "
+                                               f"({c.check.threshold.text(c.check.measure).en})"
+                                               for c in v.checks)
+              for v in run.verdicts if v.failed]
+    assert not failed, failed
+    assert not [v.finding.id for v in run.verdicts if v.finding.expected and v.status == NOT_APPLICABLE]
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_pages_pieces_build_from_the_result(name: str) -> None:
+    doc, _ = chapter_result(name)
+    chapter = registry.get(name)
+    run = Run(chapter, doc)
+    for build in chapter.tables.values():
+        table = build(run)
+        assert table.rows and all(len(row) == len(table.columns) for row in table.rows)
+    for build in chapter.charts.values():
+        chart = build(run)
+        assert chart.series and all(len(s.values) == len(chart.categories) for s in chart.series)
+    assert all(n.format("en") for n in chapter.numbers(run).values())
+
+
+def test_the_site_layer_imports_no_lab() -> None:
+    code = ("import sys, repro.site.sphinxext as s, repro.registry as r; r.chapters(); "
+            "print(sorted(m for m in ('docker', 'psycopg', 'testcontainers') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "[]"
+
+
+def test_readme_lists_every_chapter() -> None:
+    """The README's chapter list is generated (the scaffold and `python -m repro readme`)."""
+    from repro.readme import block, chapter_names
+    assert block(chapter_names(ROOT)) in (ROOT / "README.md").read_text()
+    assert chapter_names(ROOT) == CHAPTERS

@@ -1,0 +1,342 @@
+"""The repro-postgres images (images/): every image present locally keeps the official
+postgres image's interface and really has what its labels say.
+
+For each major whose image `repro-postgres:<major>` exists (absent ones are skipped; no
+image at all is a failure): a server starts with POSTGRES_PASSWORD and runs SQL; the
+server's version is the version label; every feature of the features label works (and
+JIT is off where it is not labelled); a superuser and a database whose names contain
+spaces work; the scripts in /docker-entrypoint-initdb.d run on the first start only;
+without a password the container refuses to start. Clients run inside the containers
+(`docker exec ... psql`), so no port is published. Every container is removed by id,
+whatever the outcome.
+"""
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import re
+import tarfile
+import time
+import uuid
+from collections.abc import Callable, Iterator
+
+import docker
+import docker.errors
+import pytest
+
+ALL_MAJORS = ("9.6", "10", "11", "12", "13", "14", "15", "16", "17", "18")
+# The majors to check: IMAGE_MAJORS (space-separated; `make test` checks the default major's,
+# `make test-images` every image present, as .ci/run does).
+MAJORS = tuple(os.environ.get("IMAGE_MAJORS", " ".join(ALL_MAJORS)).split())
+FEATURES = {"pg_wait_sampling", "strace", "procps", "pg_bigm", "pgroonga", "jit", "pg_walinspect"}
+LABEL = "io.repro.image."
+SOCKET = "/var/run/postgresql"
+READY_TIMEOUT_S = 90
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[docker.DockerClient]:
+    c = docker.from_env(timeout=300)
+    yield c
+    c.close()
+
+
+def image_name(major: str) -> str:
+    return f"repro-postgres:{major}"
+
+
+def present(client: docker.DockerClient, major: str) -> bool:
+    try:
+        client.images.get(image_name(major))
+        return True
+    except docker.errors.ImageNotFound:
+        return False
+
+
+def labels(client: docker.DockerClient, major: str) -> dict[str, str]:
+    return client.images.get(image_name(major)).labels or {}
+
+
+def features(client: docker.DockerClient, major: str) -> set[str]:
+    return {f for f in labels(client, major).get(LABEL + "features", "").split(",") if f}
+
+
+def major_number(major: str) -> float:
+    return float(major)
+
+
+@pytest.fixture
+def run(client: docker.DockerClient) -> Iterator[Callable[..., docker.models.containers.Container]]:
+    """Create (and by default start) containers; all are removed by id at the end."""
+    ids: list[str] = []
+
+    def _run(image: str, command: list[str] | None = None, environment: dict | None = None,
+             files: dict[str, tuple[bytes, int]] | None = None, network: str | None = None,
+             alias: str | None = None, **kwargs):
+        container = client.containers.create(
+            image, command=command, environment=environment or {}, detach=True,
+            labels={"io.repro.test": "test_images"}, **kwargs)
+        ids.append(container.id)
+        if files:
+            container.put_archive("/docker-entrypoint-initdb.d", tar_of(files))
+        if network:
+            client.networks.get(network).connect(container, aliases=[alias] if alias else None)
+        container.start()
+        return container
+
+    yield _run
+    for cid in ids:
+        try:
+            client.containers.get(cid).remove(force=True, v=True)
+        except docker.errors.NotFound:
+            pass
+
+
+def tar_of(files: dict[str, tuple[bytes, int]]) -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        for name, (data, mode) in files.items():
+            info = tarfile.TarInfo(name)
+            info.size, info.mode, info.mtime = len(data), mode, int(time.time())
+            tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+def sh(container, cmd: list[str] | str, user: str = "root", env: dict | None = None
+       ) -> tuple[int, str]:
+    if isinstance(cmd, str):
+        cmd = ["sh", "-c", cmd]
+    result = container.exec_run(cmd, user=user, environment=env or {})
+    return result.exit_code, result.output.decode(errors="replace")
+
+
+def psql(container, sql: str, user: str = "postgres", db: str = "postgres") -> str:
+    """One psql -c through the Unix socket; its unaligned, tuples-only output."""
+    code, out = sh(container, ["psql", "-h", SOCKET, "-U", user, "-d", db, "-v", "ON_ERROR_STOP=1",
+                               "-X", "-Atqc", sql], user="postgres")
+    assert code == 0, f"psql failed ({code}) on {sql!r}:\n{out}"
+    return out.strip()
+
+
+def wait_ready(container, password: str, user: str = "postgres", db: str = "postgres") -> None:
+    """Until the final server answers over TCP with the password (the temporary server
+    of the first start listens on the Unix socket only)."""
+    deadline = time.monotonic() + READY_TIMEOUT_S
+    while True:
+        code, out = sh(container, ["psql", "-h", "127.0.0.1", "-U", user, "-d", db, "-X",
+                                   "-Atqc", "SELECT 1"], env={"PGPASSWORD": password})
+        if code == 0 and out.strip() == "1":
+            return
+        container.reload()
+        if container.status not in ("created", "running"):
+            pytest.fail(f"container exited ({container.attrs['State']['ExitCode']}):\n"
+                        + container.logs(tail=30).decode(errors="replace"))
+        if time.monotonic() > deadline:
+            pytest.fail(f"not ready within {READY_TIMEOUT_S} s: {out}\n"
+                        + container.logs(tail=30).decode(errors="replace"))
+        time.sleep(0.2)
+
+
+@pytest.fixture(params=MAJORS)
+def major(request, client) -> str:
+    if not present(client, request.param):
+        pytest.skip(f"no image {image_name(request.param)}")
+    return request.param
+
+
+def test_some_image_is_present(client):
+    found = [m for m in MAJORS if present(client, m)]
+    assert found, "no repro-postgres image: build them with images/ensure.sh MAJOR"
+
+
+def test_labels(client, major):
+    got = labels(client, major)
+    assert got.get(LABEL + "origin"), got
+    assert re.fullmatch(r"[0-9a-f]{16}", got.get(LABEL + "recipe", "")), got
+    assert re.fullmatch(r"\d+(\.\d+)+", got.get(LABEL + "version", "")), got
+    assert got[LABEL + "version"].startswith(f"{major}."), got
+    assert got.get(LABEL + "sources") in ("vendor", "download"), got
+    assert features(client, major) <= FEATURES, got
+
+
+def test_environment(client, major):
+    config = client.images.get(image_name(major)).attrs["Config"]
+    env = dict(e.split("=", 1) for e in config["Env"])
+    assert env["PG_MAJOR"] == major
+    assert env["PGDATA"] == "/var/lib/postgresql/data"
+    assert env["LANG"] == "C.UTF-8"
+    assert env["PATH"].startswith(f"/usr/lib/postgresql/{major}/bin:")
+    assert config["Entrypoint"] == ["/usr/local/bin/docker-entrypoint.sh"]
+    assert config["Cmd"] == ["postgres"]
+    assert "5432/tcp" in config["ExposedPorts"]
+
+
+def test_server_and_features(client, run, major):
+    """Start with a password; SQL works; version() is the label's version; every
+    labelled feature works; the tools chapters use are there."""
+    have = features(client, major)
+    password = f"pw '{uuid.uuid4().hex[:8]}\""  # quotes must survive the entrypoint
+    command = ["postgres"]
+    if "pg_wait_sampling" in have:
+        command += ["-c", "shared_preload_libraries=pg_wait_sampling"]
+    c = run(image_name(major), command=command, environment={"POSTGRES_PASSWORD": password})
+    wait_ready(c, password)
+
+    psql(c, "CREATE TABLE t (id int PRIMARY KEY, v text)")
+    psql(c, "INSERT INTO t SELECT i, 'row ' || i FROM generate_series(1, 100) i")
+    assert psql(c, "SELECT count(*), max(v) FROM t WHERE id > 50") == "50|row 99"
+
+    version = labels(client, major)[LABEL + "version"]
+    assert re.match(rf"PostgreSQL {re.escape(version)}\b", psql(c, "SELECT version()"))
+    assert psql(c, "SELECT pg_encoding_to_char(encoding), datcollate, datctype FROM pg_database "
+                   "WHERE datname = current_database()") == "UTF8|C.UTF-8|C.UTF-8"
+
+    code, out = sh(c, "id postgres && command -v taskset pgrep ps strace ipcs psql pgbench "
+                      "pg_basebackup pg_isready pg_test_fsync pg_test_timing")
+    assert code == 0, out
+    code, out = sh(c, ["taskset", "-p", "1"])
+    assert code == 0 and "affinity" in out, out
+    code, out = sh(c, ["ipcs"])
+    assert code == 0, out
+
+    if "strace" in have:
+        code, out = sh(c, ["strace", "-V"])
+        assert code == 0 and "strace" in out, out
+    if "procps" in have:
+        code, out = sh(c, ["pgrep", "-x", "postgres"])
+        assert code == 0 and out.split(), out
+        code, out = sh(c, ["ps", "-e", "-o", "pid,comm"])
+        assert code == 0 and "postgres" in out, out
+    if "pg_wait_sampling" in have:
+        psql(c, "CREATE EXTENSION pg_wait_sampling")
+        assert int(psql(c, "SELECT count(*) FROM pg_wait_sampling_profile")) >= 0
+    if "pg_bigm" in have:
+        psql(c, "CREATE EXTENSION pg_bigm")
+        psql(c, "CREATE TABLE bigm (t text)")
+        psql(c, "INSERT INTO bigm VALUES ('全文検索のテスト'), ('other text')")
+        psql(c, "CREATE INDEX ON bigm USING gin (t gin_bigm_ops)")
+        assert psql(c, "SET enable_seqscan = off; "
+                       "SELECT count(*) FROM bigm WHERE t LIKE likequery('検索')") == "1"
+    if "pgroonga" in have:
+        psql(c, "CREATE EXTENSION pgroonga")
+        psql(c, "CREATE TABLE groonga (t text)")
+        psql(c, "INSERT INTO groonga VALUES ('全文検索のテスト'), ('other text')")
+        psql(c, "CREATE INDEX ON groonga USING pgroonga (t)")
+        assert psql(c, "SET enable_seqscan = off; "
+                       "SELECT count(*) FROM groonga WHERE t &@~ '検索'") == "1"
+    if "pg_walinspect" in have:
+        psql(c, "CREATE EXTENSION pg_walinspect")
+        assert psql(c, "SELECT count(*) > 0 FROM pg_get_wal_records_info("
+                       "(SELECT redo_lsn FROM pg_control_checkpoint()), "
+                       "pg_current_wal_flush_lsn())") == "t"
+    if major_number(major) >= 11:
+        assert psql(c, "SELECT pg_jit_available()") == ("t" if "jit" in have else "f")
+    else:
+        assert "jit" not in have
+
+
+def test_user_and_database_with_spaces(run, major):
+    env = {"POSTGRES_PASSWORD": "secret pw", "POSTGRES_USER": "repro user",
+           "POSTGRES_DB": "repro db"}
+    c = run(image_name(major), environment=env)
+    wait_ready(c, "secret pw", user="repro user", db="repro db")
+    assert psql(c, "SELECT current_user, current_database()", "repro user", "repro db") \
+        == "repro user|repro db"
+    psql(c, "CREATE TABLE x (i int); INSERT INTO x VALUES (1), (2)", "repro user", "repro db")
+    assert psql(c, "SELECT sum(i) FROM x", "repro user", "repro db") == "3"
+
+
+def initdb_files() -> dict[str, tuple[bytes, int]]:
+    sql_gz = gzip.compress(b"INSERT INTO init_log VALUES ('sql.gz');\n")
+    return {
+        "01-schema.sql": (b"CREATE TABLE init_log (step text);\n"
+                          b"INSERT INTO init_log VALUES ('sql');\n", 0o644),
+        "02-data.sql.gz": (sql_gz, 0o644),
+        # sourced (not executable): may use the entrypoint's functions and variables
+        "03-sourced.sh": (b'echo "INSERT INTO init_log VALUES (\'sourced sh\');" '
+                          b'| docker_process_sql\n', 0o644),
+        # executed: a script of its own, reaching the temporary server on the socket
+        "04-run.sh": (b'#!/bin/sh\nset -e\n'
+                      b'psql -v ON_ERROR_STOP=1 -X --username "$POSTGRES_USER" '
+                      b'--dbname "$POSTGRES_DB" -c "INSERT INTO init_log VALUES (\'run sh\')"\n',
+                      0o755),
+        "05-notes.txt": (b"not a script\n", 0o644),
+    }
+
+
+@pytest.mark.parametrize("user,db", [("postgres", "postgres"), ("init user", "init db")])
+def test_initdb_scripts_run_once(run, major, user, db):
+    env = {"POSTGRES_PASSWORD": "pw", "POSTGRES_USER": user, "POSTGRES_DB": db}
+    c = run(image_name(major), environment=env, files=initdb_files())
+    wait_ready(c, "pw", user=user, db=db)
+    expected = "run sh,sourced sh,sql,sql.gz"
+    assert psql(c, "SELECT string_agg(step, ',' ORDER BY step) FROM init_log", user, db) == expected
+    # a second start finds PG_VERSION: no initialisation, no scripts
+    c.restart(timeout=30)
+    wait_ready(c, "pw", user=user, db=db)
+    assert psql(c, "SELECT string_agg(step, ',' ORDER BY step) FROM init_log", user, db) == expected
+    logs = c.logs().decode(errors="replace")
+    assert logs.count("PostgreSQL init process complete") == 1, logs
+
+
+# What the harness's standbys run instead of the entrypoint (repro/lab/servers.py):
+# pg_basebackup from the primary, then the image's entrypoint, which finds PG_VERSION.
+STANDBY_SCRIPT = """set -eu
+export PATH="/usr/lib/postgresql/$PG_MAJOR/bin:$PATH"
+: "${PGDATA:=/var/lib/postgresql/data}"
+as_postgres() { setpriv --reuid=postgres --regid=postgres --init-groups "$@"; }
+mkdir -p "$PGDATA" && chown postgres:postgres "$PGDATA" && chmod 700 "$PGDATA"
+until as_postgres pg_isready -q -h primary; do sleep 0.1; done
+as_postgres pg_basebackup -d "host=primary user=postgres" -D "$PGDATA" -R -X stream -c fast -C -S standby1
+exec /usr/local/bin/docker-entrypoint.sh "$@"
+"""
+
+
+@pytest.fixture
+def network(client) -> Iterator[str]:
+    net = client.networks.create(f"test-images-{uuid.uuid4().hex[:8]}",
+                                 labels={"io.repro.test": "test_images"})
+    yield net.name
+    net.reload()
+    for cid in net.attrs.get("Containers") or {}:  # the test's containers: removed by id
+        try:
+            client.containers.get(cid).remove(force=True, v=True)
+        except docker.errors.NotFound:
+            pass
+    net.remove()
+
+
+def test_standby_streams_from_primary(client, run, network, major):
+    """A standby made by pg_basebackup -R with the image's client tools starts through the
+    entrypoint (no initialisation) and streams from the primary."""
+    replication = ["-c", "wal_level=replica", "-c", "max_wal_senders=5",
+                   "-c", "max_replication_slots=5", "-c", "hot_standby=on"]
+    primary = run(image_name(major), command=["postgres", *replication],
+                  environment={"POSTGRES_PASSWORD": "pw"}, network=network, alias="primary")
+    wait_ready(primary, "pw")
+    standby = run(image_name(major), command=["standby", "postgres", *replication],
+                  entrypoint=["bash", "-c", STANDBY_SCRIPT], environment={"PGPASSWORD": "pw"},
+                  network=network)
+    wait_ready(standby, "pw")
+    assert psql(standby, "SELECT pg_is_in_recovery()") == "t"
+    psql(primary, "CREATE TABLE replicated AS SELECT 42 AS answer")
+    deadline = time.monotonic() + 30
+    while True:
+        code, out = sh(standby, ["psql", "-h", SOCKET, "-U", "postgres", "-X", "-Atqc",
+                                 "SELECT answer FROM replicated"], user="postgres")
+        if code == 0 and out.strip() == "42":
+            break
+        if time.monotonic() > deadline:
+            pytest.fail("the standby did not replay the primary's table within 30 s:\n"
+                        + standby.logs(tail=20).decode(errors="replace"))
+        time.sleep(0.2)
+    assert "init process complete" not in standby.logs().decode(errors="replace")
+
+
+def test_refuses_to_start_without_password(run, major):
+    c = run(image_name(major))
+    result = c.wait(timeout=60)
+    logs = c.logs().decode(errors="replace")
+    assert result["StatusCode"] != 0, logs
+    assert "superuser password is not specified" in logs, logs
