@@ -124,6 +124,7 @@ def test_chapter_page_and_language_switch(base_url, browser, name: str, lang: st
     if "{uml}" in (ROOT / "docs" / "chapters" / f"{name}.md").read_text():
         assert page.locator("img[src$='.svg']").count() >= 1  # the PlantUML diagrams
     assert page.locator("table.repro-findings tbody tr").count() == len(chapter.findings)
+    assert page.locator("p.repro-differences").count() == 1  # what changed between majors, in words
     page.click(".sidebar-drawer .repro-language-link")  # on wide screens, in the sidebar
     page.wait_for_load_state("networkidle")
     assert page.url.endswith(f"/{other}/chapters/{name}.html")

@@ -31,7 +31,7 @@ from .. import registry, results
 from ..chapter import Chapter, Run, Table
 from ..errors import ReproError
 from ..text import Number, Text
-from ..verdict import Verdict
+from ..verdict import NOT_APPLICABLE, Verdict
 from . import charts, store
 from .search import SearchJapaneseBigrams
 from .words import STATUS, WORDS
@@ -247,7 +247,8 @@ class MajorsDirective(_ChapterDirective):
     def build(self) -> list[nodes.Node]:
         name = self.arguments[0]
         self.depend_on(name)
-        return [_majors_table(name, store.majors(name, self.scale), self.lang)]
+        shown = store.majors(name, self.scale)
+        return [_majors_table(name, shown, self.lang), _differences(name, shown, self.lang)]
 
 
 def _matrix_cell(shown: store.Shown, fid: str, lang: str) -> nodes.Node:
@@ -287,6 +288,37 @@ def _majors_table(name: str, shown: dict[float, store.Shown], lang: str) -> node
     caption = Text(f"{chapter.title.ja}: メジャーバージョンごとの判定",
                    f"{chapter.title.en}: verdicts per major")
     return table_node(Table(caption, columns, rows or [[WORDS["no_result"]]]), lang)[0]
+
+
+def _differences(name: str, shown: dict[float, store.Shown], lang: str) -> nodes.Node:
+    """What changed between majors, in words, from the same results as the table: the
+    findings whose verdict differs, with the majors of each verdict."""
+    findings = registry.get(name).findings
+    verdicts: dict[float, dict[str, str]] = {
+        major: ({v.finding.id: v.status for v in s.run.verdicts} if "unavailable" not in s.run.doc
+                else {f.id: NOT_APPLICABLE for f in findings})
+        for major, s in shown.items() if s.run is not None}
+    majors = Text("、".join(map(_major, verdicts)), ", ".join(map(_major, verdicts)))
+    changes = []
+    for f in findings:
+        by_status: dict[str, list[str]] = {}
+        for major, statuses in verdicts.items():
+            by_status.setdefault(statuses[f.id], []).append(_major(major))
+        if len(by_status) > 1:
+            parts = Text.join([Text(f"{'、'.join(ms)} で「{STATUS[st].ja}」", f"{STATUS[st].en} on {', '.join(ms)}")
+                               for st, ms in by_status.items()], "、", "; ")
+            changes.append(Text(f"{f.id} ({parts.ja})", f"{f.id} ({parts.en})"))
+    if len(verdicts) < 2:
+        text = Text("比べられるほかのメジャーバージョンの結果はまだありません。",
+                    "There are no results on other majors to compare yet.")
+    elif not changes:
+        text = Text(f"測ったメジャーバージョン ({majors.ja}) のすべてで、どの知見も判定は同じです。",
+                    f"On every major measured ({majors.en}) each finding has the same verdict.")
+    else:
+        text = Text.join([Text(f"メジャーバージョン ({majors.ja}) によって判定が変わる知見: ",
+                               f"Findings whose verdict changes between majors ({majors.en}): "),
+                          Text.join(changes, "、", ", ")], "", "")
+    return para(text(lang), ["repro-differences"])
 
 
 class RoundsDirective(_ChapterDirective):
@@ -492,7 +524,8 @@ class MatrixDirective(_Directive):
         for name in registry.chapters():
             self.depend_on(name)
             section_title = nodes.rubric(text=registry.get(name).title(self.lang))
-            out += [section_title, _majors_table(name, store.majors(name, self.scale), self.lang)]
+            shown = store.majors(name, self.scale)
+            out += [section_title, _majors_table(name, shown, self.lang), _differences(name, shown, self.lang)]
         return out
 
 

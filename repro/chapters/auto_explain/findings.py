@@ -69,7 +69,7 @@ def _timing_off_share(query: str) -> Measure:
     def statistic(r: Rounds) -> float | None:
         off, on = changes(r, f"{query}/analyze_no_timing"), changes(r, f"{query}/analyze")
         return median([a / b for a, b in zip(off, on) if b > 0])
-    return Measure(Text(f"{QUERY[query].ja}: timing off の増分 ÷ timing on の増分",
+    return Measure(Text(f"{QUERY[query].ja}: timing off での変化 ÷ timing on での変化",
                         f"{QUERY[query].en}: overhead with timing off / with timing on"),
                    statistic, "×", 2)
 
@@ -97,7 +97,7 @@ FINDINGS = [
             original=Text("+0.9 %、+69.9 %、+89.7 %", "+0.9 %, +69.9 %, +89.7 %")),
     Finding("F4", Text("パラレルクエリなしの方が ANALYZE のオーバーヘッドが大きい",
                        "Without parallel query the analyze overhead is larger than with it"),
-            [Check(Measure(Text("count: 並列なしの増分 − 並列ありの増分", "count: serial overhead − parallel overhead"),
+            [Check(Measure(Text("count: 並列なしでの変化 − 並列ありでの変化", "count: serial overhead − parallel overhead"),
                            _serial_minus_parallel, "pt", 1, signed=True), Above(0))],
             original=Text("+89.7 % 対 +69.9 %", "+89.7 % vs +69.9 %")),
     Finding("F5", Text("log_timing = off で ANALYZE のオーバーヘッドの半分以上が消える",
@@ -106,7 +106,7 @@ FINDINGS = [
              Check(_timing_off_share("count_serial"), Below(0.5))],
             original=Text("+8.3 % 対 +69.9 %、+11.9 % 対 +89.7 %",
                           "+8.3 % vs +69.9 %, +11.9 % vs +89.7 %")),
-    Finding("F6", Text("すべての文の計画をログすると短い文では +10 % を超えるコストがかかり、10 ms の閾値なら ±15 % 以内",
+    Finding("F6", Text("すべての文の計画をログに出力すると短い文では +10 % を超えるコストがかかり、10 ms の閾値なら ±15 % 以内",
                        "Logging the plan of every statement costs more than +10 % on short "
                        "statements, while a 10 ms threshold stays within ±15 %"),
             [Check(_change("limit/explain_log"), Above(LOGGING_PCT)),

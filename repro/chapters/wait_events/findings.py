@@ -84,7 +84,7 @@ def f2_checks(method: str = "sampling", clients: Callable[[Rounds], list[int]] =
                     method),
                lambda r: max(share(r, f"{m}/{c}", "WAL", method)
                              for m in ("unlogged", "async") for c in clients(r)))
-    gain = Measure(_tag(Text("unlogged・非同期: 同じクライアント数の通常モードに対する ClientRead の増分 (最小)",
+    gain = Measure(_tag(Text("unlogged・非同期: 同じクライアント数の通常モードに対する ClientRead の差 (最小)",
                              "unlogged, async: ClientRead above normal mode at the same clients, smallest"),
                         method),
                    lambda r: min(share(r, f"{m}/{c}", CLIENT_READ, method)
