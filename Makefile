@@ -63,14 +63,17 @@ html: venv system $(if $(filter cached,$(REPRO)),,results) check-po
 	@echo "site: _build/html/index.html"
 
 # The whole report as one PDF per language (Sphinx's LaTeX builder; upLaTeX for Japanese),
-# published beside the HTML of its language.
+# published beside the HTML of its language. The two languages build side by side, and
+# latexmk reruns only what changed.
 pdf: venv system
-	@for lang in ja en; do \
+	@pids=""; for lang in ja en; do \
 	  echo "PDF ($$lang)"; \
-	  rm -rf _build/latex/$$lang; \
-	  $(SPHINX) -b latex -D language=$$lang docs _build/latex/$$lang || exit 1; \
-	  $(MAKE) -s -C _build/latex/$$lang all-pdf LATEXMKOPTS="-quiet" > _build/latex/$$lang.log 2>&1 \
-	    || { tail -30 _build/latex/$$lang.log; exit 1; }; \
+	  ( $(SPHINX) -b latex -D language=$$lang docs _build/latex/$$lang \
+	    && $(MAKE) -s -C _build/latex/$$lang all-pdf LATEXMKOPTS="-quiet" > _build/latex/$$lang.log 2>&1 \
+	    || { tail -30 _build/latex/$$lang.log; exit 1; } ) & pids="$$pids $$!"; \
+	done; \
+	for pid in $$pids; do wait $$pid || exit 1; done; \
+	for lang in ja en; do \
 	  mkdir -p _build/html/$$lang && cp _build/latex/$$lang/repro-report-$$lang.pdf _build/html/$$lang/; \
 	done
 
@@ -106,8 +109,12 @@ gettext: venv
 intl: gettext
 	$(VENV)/bin/sphinx-intl update -p _build/gettext -l en -d locale --line-width=-1
 
-check-po: venv
+# The catalogue check reruns only when a page, a catalogue or the check itself changed.
+PO_INPUTS := $(shell find docs locale -name '*.md' -o -name '*.po') conf.py scripts/check_po.py
+check-po: _build/.po-checked
+_build/.po-checked: $(PO_INPUTS) | venv
 	@$(PY) scripts/check_po.py
+	@mkdir -p _build && touch $@
 
 clean:
 	rm -rf _build

@@ -135,9 +135,14 @@ class _Directive(SphinxDirective):
         return self.env.config.repro_scale
 
     def depend_on(self, name: str) -> None:
-        """Re-read the page when any result of the chapter changes."""
-        for path in sorted(results.build_dir().glob(f"{name}/*.json")):
-            self.env.note_dependency(str(path))
+        """Re-read the page when the chapter's results or its package (claims, thresholds,
+        labels, tables) change."""
+        for d in (results.build_dir(), *results.stored_dirs()):
+            for path in sorted(d.glob(f"{name}/*.json")):
+                self.env.note_dependency(str(path))
+        for path in sorted(registry.get(name).package.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                self.env.note_dependency(str(path))
 
     def run(self) -> list[nodes.Node]:
         try:
@@ -557,6 +562,7 @@ class SourcesDirective(_Directive):
         lang = self.lang
         sources: dict[str, tuple[dict[str, Any], list[str]]] = {}
         for name, chapter in registry.chapters().items():
+            self.env.note_dependency(str(chapter.package / "original.toml"))
             for source in chapter.original.get("sources", []):
                 sources.setdefault(source["id"], (source, []))[1].append(name)
         rows: list[list[Any]] = []
@@ -673,10 +679,12 @@ class RepositoryRole(SphinxRole):
 
 
 def code_version() -> int:
-    """A number that changes with the code that renders the pages: Sphinx rereads every
-    page when it changes (its cache knows nothing of the directives' code)."""
+    """A number that changes with the shared code that renders the pages: Sphinx rereads
+    every page when it changes (its cache knows nothing of the directives' code). A chapter's
+    own package is a dependency of the pages that show it (depend_on)."""
     package = Path(results.ROOT, "repro")
-    return zlib.crc32(b"".join(p.read_bytes() for p in sorted(package.rglob("*.py"))))
+    files = sorted([*package.glob("*.py"), *package.glob("site/*.py")])
+    return zlib.crc32(b"".join(p.read_bytes() for p in files))
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
