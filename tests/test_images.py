@@ -14,8 +14,11 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
 import os
 import re
+import subprocess
+import sys
 import tarfile
 import time
 import uuid
@@ -340,3 +343,22 @@ def test_refuses_to_start_without_password(run, major):
     logs = c.logs().decode(errors="replace")
     assert result["StatusCode"] != 0, logs
     assert "superuser password is not specified" in logs, logs
+
+
+def test_a_chapter_the_image_cannot_carry_is_not_applicable(client, major, tmp_path):
+    """What an image lacks for a chapter (an extension, a major) is a clear "not applicable"
+    result with the reason, never a crash, and no server is started for it."""
+    from repro import registry
+    from repro.verdict import Environment
+    env = Environment(major_number(major), os.cpu_count(),
+                      frozenset(features(client, major)), {})
+    unmet = [name for name, c in registry.chapters().items() if not all(r.met(env) for r in c.requires)]
+    if not unmet:
+        pytest.skip(f"every chapter can run on PostgreSQL {major}")
+    for name in unmet:
+        r = subprocess.run([sys.executable, "-m", "repro", "run", name, "--pg", major, "--scale", "tiny"],
+                           env={**os.environ, "REPRO_RESULTS": str(tmp_path)}, capture_output=True,
+                           text=True, timeout=120)
+        assert r.returncode == 0 and "not applicable" in r.stdout, r.stdout + r.stderr
+        doc = json.loads((tmp_path / name / f"pg{major}-tiny.json").read_text())
+        assert doc["unavailable"]["en"] and doc["raw"] == {} and doc["provenance"]["servers"] == []

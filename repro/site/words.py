@@ -42,9 +42,9 @@ WORDS = {
     "interval": Text("[ ] 内は、ラウンドを単位としたブートストラップによる 95% 信頼区間です。",
                      "Brackets give the 95 % confidence interval, bootstrapped over rounds."),
     "unavailable": Text("実行できない", "cannot run"),
-    "no_repository": Text("(このビルドには公開されたリポジトリのアドレスが記録されていません。"
-                          "サイトの元になったソースを使ってください)",
-                          "(this build records no public address of the repository; use the "
-                          "source this site was built from)"),
+    "no_repository": Text("このビルドには公開されたリポジトリのアドレスが記録されていません。"
+                          "サイトの元になったソースを使ってください",
+                          "this build records no public address of the repository; use the "
+                          "source this site was built from"),
     "measured_where": Text("測定 (日付、スケール、マシン)", "Measured (date, scale, machine)"),
 }

@@ -90,6 +90,21 @@ def ratio_to_time(rounds: Rounds, condition: str, method: str) -> float | None:
     return sampled / timed if sampled is not None and timed else None
 
 
+def placement_ratio(rounds: Rounds) -> float | None:
+    """Per round, the IO:WALSync share of all samples that the poll on the workload's CPU saw
+    over the share that the poll on its own CPU saw (the two run in the same round); the
+    median over rounds, so that one disturbed round (a burst of steal time) does not decide."""
+    same, own = rounds.records("control/same_cpu"), rounds.records("control/own_cpu")
+    if len(same) != len(own):
+        return None
+
+    def walsync(record: dict) -> float:
+        return all_shares(pooled([record], "activity")).get("IO:WALSync", 0.0)
+
+    ratios = [walsync(s) / walsync(o) for s, o in zip(same, own) if walsync(o)]
+    return median(ratios) if ratios else None
+
+
 def peak_tps(rounds: Rounds, mode: str, clients: list[int]) -> float:
     """The mode's highest median TPS over the client counts."""
     return max(median(rounds.values(f"{mode}/{c}", "tps")) for c in clients)

