@@ -218,7 +218,20 @@ def test_narrow_screens_scroll_tables_and_show_the_language_link(base_url, brows
                                           "cells => Math.min(...cells.map(c => c.getBoundingClientRect().width))")
     assert narrowest >= 40, narrowest  # no cell squeezed to a character per line
     assert page.locator(".announcement .repro-language-link").is_visible()
+    colors = page.eval_on_selector(".announcement .repro-language-link", """a => [
+        getComputedStyle(a).color, getComputedStyle(a.closest('.announcement')).backgroundColor]""")
+    assert _contrast(*colors) >= 4.5, colors  # WCAG AA for text
     page.close()
+
+
+def _contrast(foreground: str, background: str) -> float:
+    """WCAG contrast ratio of two CSS rgb()/rgba() colours (alpha ignored)."""
+    def luminance(css: str) -> float:
+        channels = [float(v) / 255 for v in re.findall(r"[\d.]+", css)[:3]]
+        linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+    high, low = sorted((luminance(foreground), luminance(background)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
 
 
 SEARCHES = {"ja": ["pg_wait_sampling", "log_timing", "synchronous_commit", "同期スタンバイ"],
