@@ -248,3 +248,13 @@ def test_search_finds_setting_names_and_words(base_url, browser, lang: str) -> N
         found = page.locator("#search-results ul.search li").count()
         assert found > 0 and re.search(r"\d", summary), (word, summary)
     page.close()
+
+
+def test_no_password_anywhere_on_the_site(site: Path) -> None:
+    """Pages, downloadable results and search index carry no connection password (a result's
+    conninfo is redacted to password=***)."""
+    secret = re.compile(r"password=(?!\*\*\*)\S|POSTGRES_PASSWORD=\S|PGPASSWORD=\S", re.IGNORECASE)
+    found = [p.relative_to(site).as_posix() for p in sorted(site.rglob("*"))
+             if p.is_file() and p.suffix in (".html", ".json", ".js", ".txt")
+             and secret.search(p.read_text(encoding="utf-8", errors="replace"))]
+    assert not found, found
