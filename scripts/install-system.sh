@@ -14,7 +14,7 @@
 #   stress-ng    keeps a core busy for the verdict-stability benchmark under load
 set -euo pipefail
 packages=(docker.io mmdebstrap curl unzip xz-utils gettext plantuml graphviz fonts-noto-cjk chromium
-          texlive-lang-japanese texlive-latex-recommended texlive-latex-extra
+          texlive-lang-japanese texlive-latex-recommended texlive-latex-extra texlive-plain-generic
           texlive-fonts-recommended tex-gyre latexmk stress-ng)
 [ $# -gt 0 ] && packages=("$@")
 missing=()
