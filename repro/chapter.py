@@ -8,9 +8,10 @@ A chapter is a package, repro/chapters/NAME/:
 - ``original.toml``: the original publications (citation) and their numbers;
 - ``__init__.py``: ``CHAPTER = Chapter(...)``: title, summary, findings and page pieces.
 
-Only the experiment, the scales and the files (with the harness modules the
-experiment imports) decide a measurement, so only they key the cache: editing a
-claim, a threshold, a label or a chart re-judges and re-renders the stored raw data.
+Only the experiment, the files, the scale's own parameters and the harness modules
+the experiment imports decide a measurement, so only they key the cache: editing a
+claim, a threshold, a label, a chart or another scale re-judges and re-renders the
+stored raw data.
 This module imports nothing of the lab (docker, testcontainers, psycopg).
 """
 from __future__ import annotations
@@ -27,7 +28,7 @@ from .text import Number, Text
 from .verdict import Environment, Finding, Measure, Requirement, Verdict
 
 SCALES = ("tiny", "default", "full")
-HASHED = ("experiment.py", "scales.toml", "files")  # what keys a chapter's cache
+HASHED = ("experiment.py", "files")  # what keys a chapter's cache, with the scale's parameters
 
 
 @dataclass

@@ -74,7 +74,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         for doc in sorted(results.everything(name), key=lambda d: d["provenance"]["started"]):
             newest[(doc["major"], doc["scale"])] = doc
         found = [f"pg{_major(m)}-{s} {d['provenance']['duration_s']:.0f} s"
-                 + ("" if d["key"]["experiment"] == store.experiment_hash(name) else " (stale)")
+                 + ("" if d["key"]["experiment"] == store.experiment_hash(name, s) else " (stale)")
                  for (m, s), d in sorted(newest.items())]
         print(f"{name:16} {chapter.title.en}  [{', '.join(found) or 'no result'}]")
     return 0

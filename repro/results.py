@@ -148,10 +148,12 @@ def code_closure(start: Path) -> list[Path]:
     return sorted(seen)
 
 
-def experiment_hash(package: Path, hashed: list[Path]) -> str:
-    """What decides a chapter's measurement: its hashed files and the lab code its
-    experiment imports."""
-    return source_hash(hashed + code_closure(package / "experiment.py"))
+def experiment_hash(package: Path, hashed: list[Path], params: dict[str, Any] | None) -> str:
+    """What decides a chapter's measurement at one scale: its hashed files, the lab code its
+    experiment imports and that scale's parameters (editing another scale changes nothing)."""
+    digest = hashlib.sha256(source_hash(hashed + code_closure(package / "experiment.py")).encode())
+    digest.update(json.dumps(params, sort_keys=True).encode())
+    return digest.hexdigest()[:16]
 
 
 def cache_key(experiment: str, scale: str, image: str | None, target: str) -> dict[str, Any]:

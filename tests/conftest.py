@@ -23,8 +23,8 @@ def chapter_result(name: str) -> tuple[dict[str, Any], bool]:
     if name not in _done:
         from repro.lab import runner
         chapter = registry.get(name)
-        key = runner.experiment_hash(chapter)
         for scale in reversed(SCALES):  # the largest fresh one
+            key = runner.experiment_hash(chapter, scale)
             try:
                 doc = results.load(results.path_for(name, DEFAULT_MAJOR, scale), name)
             except results.CorruptResult:

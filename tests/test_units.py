@@ -149,6 +149,18 @@ def test_source_hash_changes_with_content(tmp_path) -> None:
     assert results.source_hash([f]) != before
 
 
+def test_experiment_hash_keys_a_scale_by_its_own_parameters() -> None:
+    from repro import registry
+    chapter = registry.get("auto_explain")
+    files = chapter.hashed_paths()
+    assert not [p for p in files if p.name == "scales.toml"]
+    default = chapter.scales["default"]
+    key = results.experiment_hash(chapter.package, files, default)
+    assert results.experiment_hash(chapter.package, files, dict(default)) == key
+    assert results.experiment_hash(chapter.package, files, {**default, "rounds": 99}) != key
+    assert results.experiment_hash(chapter.package, files, chapter.scales["tiny"]) != key
+
+
 def test_experiment_hash_covers_the_harness_modules_it_imports() -> None:
     from repro import registry
     closure = {p.relative_to(results.ROOT).as_posix() for p in

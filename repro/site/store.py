@@ -31,9 +31,9 @@ class Shown:
 
 
 @cache
-def experiment_hash(name: str) -> str:
+def experiment_hash(name: str, scale: str) -> str:
     chapter = registry.get(name)
-    return results.experiment_hash(chapter.package, chapter.hashed_paths())
+    return results.experiment_hash(chapter.package, chapter.hashed_paths(), chapter.scales.get(scale))
 
 
 @cache
@@ -58,7 +58,7 @@ def current(name: str, major: float, scale: str) -> Shown:
         run = (same_scale or runs or [None])[-1]
     if run is None:
         return Shown(None, "missing")
-    if run.doc["key"]["experiment"] != experiment_hash(name):
+    if run.doc["key"]["experiment"] != experiment_hash(name, run.doc["scale"]):
         return Shown(run, "code_changed")
     if run.doc["scale"] != scale:
         return Shown(run, "scale_changed")
@@ -74,7 +74,7 @@ def majors(name: str, scale: str) -> dict[float, Shown]:
 def history(name: str, major: float, scale: str) -> list[Run]:
     """Stored and this build's runs of the current experiment at the major and scale."""
     return [r for r in _runs(name) if r.major == major and r.doc["scale"] == scale
-            and r.doc["key"]["experiment"] == experiment_hash(name) and "unavailable" not in r.doc]
+            and r.doc["key"]["experiment"] == experiment_hash(name, scale) and "unavailable" not in r.doc]
 
 
 @cache
