@@ -230,14 +230,13 @@ class Finding:
     def mechanism(self) -> bool:
         return all(c.measure.exact for c in self.checks)
 
-    def judge(self, rounds: Rounds, env: Environment, resamples: int | None = None) -> Verdict:
+    def judge(self, rounds: Rounds, env: Environment) -> Verdict:
         for requirement in self.requires:
             if not requirement.met(env):
                 return Verdict(self, NOT_APPLICABLE, reason=requirement.reason(env))
         results = []
         for check in self.checks:
-            est = estimate(check.measure.statistic, rounds, check.measure.exact,
-                           **({"resamples": resamples} if resamples else {}))
+            est = estimate(check.measure.statistic, rounds, check.measure.exact)
             if est.value is None or est.low is None or est.high is None:
                 status = INCONCLUSIVE  # nothing measured, or no interval to judge by
             else:
@@ -250,10 +249,12 @@ class Finding:
         return Verdict(self, status, results, reason)
 
 
-def undecided(findings: Sequence[Finding], rounds: Rounds, env: Environment,
-              resamples: int = 199) -> tuple[set[str], list[str]]:
+def undecided(findings: Sequence[Finding], rounds: Rounds, env: Environment
+              ) -> tuple[set[str], list[str]]:
     """What more rounds could decide: the conditions read by inconclusive findings, and
-    their ids. Findings whose conditions are not all measured yet are left out."""
+    their ids. Findings whose conditions are not all measured yet are left out. The
+    intervals are the final verdict's (same resamples, same seed): a run stops adding
+    rounds only when the verdict it will print is decided."""
     conditions: set[str] = set()
     ids: list[str] = []
     for finding in findings:
@@ -262,7 +263,7 @@ def undecided(findings: Sequence[Finding], rounds: Rounds, env: Environment,
         view = rounds.resample(rounds.ids)
         view.used = set()
         try:
-            verdict = finding.judge(view, env, resamples)
+            verdict = finding.judge(view, env)
         except KeyError:  # data the run records later (or a condition not measured yet)
             continue
         if verdict.status == INCONCLUSIVE:
