@@ -572,6 +572,8 @@ class SourcesDirective(_Directive):
                       else nodes.Text(source["title"]))
             if source.get("english"):
                 title += nodes.Text(" (" + source["english"] + ")")
+            if source.get("note"):
+                title += nodes.Text(" (" + getattr(Text(**source["note"]), lang) + ")")
             chapters = nodes.paragraph()
             for i, name in enumerate(names):
                 if i:
