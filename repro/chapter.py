@@ -23,6 +23,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from . import results
 from .stats import Rounds, estimate
 from .text import Number, Text
 from .verdict import Environment, Finding, Measure, Requirement, Verdict
@@ -93,6 +94,10 @@ class Chapter:
             path = self.package / name
             found += sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
         return [p for p in found if p.exists()]
+
+    def experiment_hash(self, scale: str) -> str:
+        """The key of a measurement at `scale` (see results.experiment_hash)."""
+        return results.experiment_hash(self.package, self.hashed_paths(), self.scales.get(scale))
 
 
 def _toml(path: Path) -> dict[str, Any]:

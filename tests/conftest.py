@@ -24,7 +24,7 @@ def chapter_result(name: str) -> tuple[dict[str, Any], bool]:
         from repro.lab import runner
         chapter = registry.get(name)
         for scale in reversed(SCALES):  # the largest fresh one
-            key = runner.experiment_hash(chapter, scale)
+            key = chapter.experiment_hash(scale)
             try:
                 doc = results.load(results.path_for(name, DEFAULT_MAJOR, scale), name)
             except results.CorruptResult:

@@ -156,7 +156,7 @@ def test_experiment_hash_keys_a_scale_by_its_own_parameters() -> None:
     assert not [p for p in files if p.name == "scales.toml"]
     default = chapter.scales["default"]
     key = results.experiment_hash(chapter.package, files, default)
-    assert results.experiment_hash(chapter.package, files, dict(default)) == key
+    assert results.experiment_hash(chapter.package, files, dict(default)) == key == chapter.experiment_hash("default")
     assert results.experiment_hash(chapter.package, files, {**default, "rounds": 99}) != key
     assert results.experiment_hash(chapter.package, files, chapter.scales["tiny"]) != key
 

@@ -22,10 +22,6 @@ from .measure import Progress
 from .servers import Lab, check_dsn
 
 
-def experiment_hash(chapter: Chapter, scale: str) -> str:
-    return results.experiment_hash(chapter.package, chapter.hashed_paths(), chapter.scales.get(scale))
-
-
 def check_scale(chapter: Chapter, scale: str) -> dict[str, Any]:
     if scale not in SCALES:
         raise ReproError(f"unknown scale {scale!r}; scales: {', '.join(SCALES)}")
@@ -69,7 +65,7 @@ def run(chapter: Chapter, scale: str = "default", major: float = engine.DEFAULT_
         major = check_dsn(dsn)
     lab_major = engine.DEFAULT_MAJOR if dsn else major  # with a DSN, the image only runs pgbench
     image = engine.resolve_image(lab_major)
-    key = results.cache_key(experiment_hash(chapter, scale), scale, image.key, target_of(dsn))
+    key = results.cache_key(chapter.experiment_hash(scale), scale, image.key, target_of(dsn))
     path = results.path_for(chapter.name, major, scale)
     previous = stored(path, chapter, out)
     if not force and results.is_fresh(previous, key):

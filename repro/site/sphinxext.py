@@ -573,7 +573,7 @@ class SourcesDirective(_Directive):
             if source.get("english"):
                 title += nodes.Text(" (" + source["english"] + ")")
             if source.get("note"):
-                title += nodes.Text(" (" + getattr(Text(**source["note"]), lang) + ")")
+                title += nodes.Text(" (" + Text(**source["note"])(lang) + ")")
             chapters = nodes.paragraph()
             for i, name in enumerate(names):
                 if i:

@@ -32,8 +32,7 @@ class Shown:
 
 @cache
 def experiment_hash(name: str, scale: str) -> str:
-    chapter = registry.get(name)
-    return results.experiment_hash(chapter.package, chapter.hashed_paths(), chapter.scales.get(scale))
+    return registry.get(name).experiment_hash(scale)
 
 
 @cache
