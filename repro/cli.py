@@ -125,8 +125,12 @@ def cmd_archive(args: argparse.Namespace) -> int:
     """Keep this build's fresh results in the repository's history (results/)."""
     kept = 0
     for name in registry.chapters():
+        chapter = registry.get(name)
         for path in sorted(results.build_dir().glob(f"{name}/pg*.json")):
             doc = results.load(path, name)
+            if doc["key"]["experiment"] != chapter.experiment_hash(doc["scale"]):
+                print(f"skipped {path.name} of {name}: measured by an older experiment")
+                continue
             print(f"kept {results.archive(doc).relative_to(results.ROOT)}")
             kept += 1
     print(f"{kept} result(s) kept in results/")

@@ -1,11 +1,11 @@
 """wait_events: every mode and client count measured every round, both profiles are samples
-of pgbench's backends only, event names of every major map to one; F5-F7 on crafted data."""
+of pgbench's backends only, event names of every major map to one; F5-F8 on crafted data."""
 from conftest import chapter_result
 
 from repro.chapters.wait_events import analysis, experiment
 from repro.chapters.wait_events.findings import FINDINGS
 from repro.stats import Rounds
-from repro.verdict import CONTRADICTED, NOT_APPLICABLE, REPRODUCED, Environment
+from repro.verdict import CONTRADICTED, INCONCLUSIVE, NOT_APPLICABLE, REPRODUCED, Environment
 
 FINDING = {f.id: f for f in FINDINGS}
 
@@ -50,11 +50,15 @@ def test_wait_shares_leave_out_samples_on_cpu() -> None:
     assert analysis.waiting_shares({"CPU": 5}) == {}
 
 
-def _control(time_ms: float | None, walsync: int, other: int, rounds: int = 3) -> list[dict]:
+def _control(time_ms: float | None, walsync: int, other: int, rounds: int = 3,
+             others_cpu: float = 5) -> list[dict]:
     """Runs whose poll saw `walsync` of `walsync + other` samples as IO:WALSync, and whose
-    server measured `time_ms` in WAL fsyncs per 1-s run."""
+    server measured `time_ms` in WAL fsyncs per 1-s run, while processes outside the
+    server's container used `others_cpu` % of the machine's CPU."""
     return [{"round": i, "wal_sync_ms": time_ms, "waits_activity": {"IO:WalSync": walsync, "CPU": other},
-             "waits_sampling": {"IO:WalSync": walsync, "CPU": other}} for i in range(rounds)]
+             "waits_sampling": {"IO:WalSync": walsync, "CPU": other},
+             "cpu": {"us": 30, "sy": 20, "id": 50, "wa": 0, "st": 0}, "cpu_container": 50 - others_cpu}
+            for i in range(rounds)]
 
 
 def _judge(fid: str, raw: dict, major: int = 17) -> str:
@@ -71,6 +75,10 @@ def test_f6_needs_the_poll_to_miss_on_the_same_cpu_and_match_on_its_own() -> Non
     assert _judge("F6", {"rounds": blind}) == CONTRADICTED
     assert _judge("F6", {"rounds": same}) == CONTRADICTED
     assert _judge("F6", {"rounds": holds}, major=13) == NOT_APPLICABLE  # 13 does not time WAL fsyncs
+    # another process busy on the poll's "own" CPU: the comparison is not made
+    taken = {"control/same_cpu": _control(200, 5, 95, others_cpu=45),
+             "control/own_cpu": _control(200, 5, 95, others_cpu=45)}
+    assert _judge("F6", {"rounds": taken}) == INCONCLUSIVE
 
 
 def test_f7_compares_pg_wait_sampling_with_the_measured_time() -> None:
@@ -80,3 +88,21 @@ def test_f7_compares_pg_wait_sampling_with_the_measured_time() -> None:
     assert _judge("F7", {"rounds": off}) == CONTRADICTED
     # pg_wait_sampling without sample_cpu (1.1.3, 1.1.4) gives no share of time
     assert _judge("F7", {"rounds": good, "sampling_counts_cpu": False}) == NOT_APPLICABLE
+
+
+def _cpu(idle: float, container: float, rounds: int = 3) -> list[dict]:
+    """Runs whose machine was `idle` % idle while the server's container used `container` %."""
+    busy = 100 - idle
+    return [{"round": i, "cpu": {"us": busy * 0.6, "sy": busy * 0.4, "id": idle, "wa": 0, "st": 0},
+             "cpu_container": container} for i in range(rounds)]
+
+
+def test_f8_is_not_judged_when_other_processes_took_the_idle_cpu() -> None:
+    quiet = {"normal/2": _cpu(33, 63), "unlogged/2": _cpu(8, 88), "async/2": _cpu(9, 87)}
+    flat = {"normal/2": _cpu(10, 86), "unlogged/2": _cpu(8, 88), "async/2": _cpu(9, 87)}
+    taken = {"normal/2": _cpu(3, 50), "unlogged/2": _cpu(1, 52), "async/2": _cpu(1, 52)}
+    assert _judge("F8", {"rounds": quiet, "engine_cpus": 2}) == REPRODUCED
+    assert _judge("F8", {"rounds": flat, "engine_cpus": 2}) == CONTRADICTED
+    raw = {"rounds": taken, "engine_cpus": 2, "seconds": 1}
+    verdict = FINDING["F8"].judge(Rounds(raw), Environment(17, 2, frozenset(), raw))
+    assert verdict.status == INCONCLUSIVE and "47 %" in verdict.reason.en

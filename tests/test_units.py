@@ -8,7 +8,7 @@ from repro import results
 from repro.lab.measure import Plan, Progress, rotated, run_rounds
 from repro.lab.pgtools import parse_test_fsync, parse_test_timing
 from repro.lab.wal import lsn, lsn_text
-from repro.lab.waits import cpu_split
+from repro.lab.waits import CpuReading, container_share, cpu_split, parse_cpu_reading
 from repro.stats import Rounds, estimate, median, paired_change
 from repro.text import Number, Text
 from repro.verdict import (CONTRADICTED, INCONCLUSIVE, REPRODUCED, Above, Below, Between, Check,
@@ -205,8 +205,8 @@ def test_pg_test_fsync_parser_reads_every_measured_line(data_dir) -> None:
 
 def test_cpu_split_is_vmstat_columns() -> None:
     # user nice system idle iowait irq softirq steal
-    before = [100, 0, 50, 1000, 10, 0, 0, 5]
-    after = [160, 20, 90, 1060, 30, 5, 5, 15]  # +60 +20 +40 +60 +20 +5 +5 +10 = 220
+    before = CpuReading([100, 0, 50, 1000, 10, 0, 0, 5], 0.0)
+    after = CpuReading([160, 20, 90, 1060, 30, 5, 5, 15], 0.0)  # +60 +20 +40 +60 +20 +5 +5 +10 = 220
     split = cpu_split(before, after)
     assert split["us"] == pytest.approx(80 / 220 * 100)
     assert split["sy"] == pytest.approx(50 / 220 * 100)
@@ -214,6 +214,27 @@ def test_cpu_split_is_vmstat_columns() -> None:
     assert split["wa"] == pytest.approx(20 / 220 * 100)
     assert split["st"] == pytest.approx(10 / 220 * 100)
     assert sum(split.values()) == pytest.approx(100)
+
+
+def test_container_share_is_of_all_cpus() -> None:
+    # 400 ticks of 10 ms over all CPUs = 4 CPU-seconds; the container used 1.5 of them
+    before, after = CpuReading([0] * 8, 10.0), CpuReading([100, 0, 100, 200, 0, 0, 0, 0], 11.5)
+    assert container_share(before, after) == pytest.approx(37.5)
+
+
+@pytest.mark.parametrize("tail, seconds", [
+    ("usage_usec 2500000\nuser_usec 2000000\nsystem_usec 500000", 2.5),  # cgroup v2 cpu.stat
+    ("2500000000", 2.5),  # cgroup v1 cpuacct.usage, ns
+])
+def test_cpu_reading_parses_both_cgroup_versions(tail: str, seconds: float) -> None:
+    reading = parse_cpu_reading(f"cpu  1 2 3 4 5 6 7 8 0 0\n{tail}\n")
+    assert reading.ticks == [1, 2, 3, 4, 5, 6, 7, 8] and reading.container_s == seconds
+
+
+@pytest.mark.parametrize("text", ["intr 1 2 3\n2500", "cpu  1 2 3 4 5 6 7 8\n", "cpu  1 2 3 4 5 6 7 8\nnope"])
+def test_cpu_reading_refuses_what_it_cannot_read(text: str) -> None:
+    with pytest.raises(ValueError):
+        parse_cpu_reading(text)
 
 
 def test_lsn_round_trip() -> None:

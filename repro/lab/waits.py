@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import time
 from collections import Counter
+from dataclasses import dataclass
 
 from . import engine
 from .servers import ContainerServer, Server
@@ -126,23 +127,56 @@ def wal_syncs(server: Server) -> tuple[float, int] | None:
     return float(ms), int(count)
 
 
-def cpu_times(server: Server) -> list[int]:
-    """The machine's aggregate CPU counters (/proc/stat "cpu" line, in ticks).
+USER_HZ = 100  # /proc/stat's tick: fixed by the kernel's ABI, whatever its internal HZ
+CPU_READING = ("head -n 1 /proc/stat; "  # the cgroup's own counter: v2, else v1
+               "cat /sys/fs/cgroup/cpu.stat 2>/dev/null || cat /sys/fs/cgroup/cpuacct/cpuacct.usage")
 
-    Read inside the container: /proc/stat is not namespaced, so this is the whole
-    host, like vmstat on the original's VM (pgbench runs there too).
+
+@dataclass(frozen=True)
+class CpuReading:
+    """The machine's CPU counters (/proc/stat "cpu" line, in ticks) and the CPU seconds
+    used so far by the container where the client programs run."""
+
+    ticks: list[int]
+    container_s: float
+
+
+def cpu_times(server: Server) -> CpuReading:
+    """Both counters, read in one go inside the container.
+
+    /proc/stat is not namespaced, so `ticks` are the whole host's, like vmstat on the
+    original's VM (pgbench runs there too); the cgroup's counter tells the container's
+    own use apart from other processes' (with a server in a container, it holds the
+    server and pgbench).
     """
-    line = server.run(["head", "-n", "1", "/proc/stat"]).split()
-    if not line or line[0] != "cpu":
-        raise ValueError(f"unexpected /proc/stat first line: {' '.join(line)!r}")
-    return [int(x) for x in line[1:1 + len(CPU_FIELDS)]]
+    return parse_cpu_reading(server.run(["sh", "-c", CPU_READING]))
 
 
-def cpu_split(before: list[int], after: list[int]) -> dict[str, float]:
+def parse_cpu_reading(text: str) -> CpuReading:
+    lines = text.strip().splitlines()
+    stat = lines[0].split() if lines else []
+    if not stat or stat[0] != "cpu":
+        raise ValueError(f"unexpected /proc/stat first line: {' '.join(stat)!r}")
+    ticks = [int(x) for x in stat[1:1 + len(CPU_FIELDS)]]
+    usage = dict(line.split() for line in lines[1:] if " " in line)
+    if "usage_usec" in usage:  # cgroup v2 cpu.stat
+        return CpuReading(ticks, int(usage["usage_usec"]) / 1e6)
+    if len(lines) == 2 and lines[1].strip().isdigit():  # cgroup v1 cpuacct.usage, in ns
+        return CpuReading(ticks, int(lines[1]) / 1e9)
+    raise ValueError(f"no cgroup CPU usage after /proc/stat: {lines[1:]!r}")
+
+
+def cpu_split(before: CpuReading, after: CpuReading) -> dict[str, float]:
     """vmstat's us/sy/id/wa (plus st) in % of the ticks between two readings."""
-    d = dict(zip(CPU_FIELDS, (b - a for a, b in zip(before, after, strict=True))))
+    d = dict(zip(CPU_FIELDS, (b - a for a, b in zip(before.ticks, after.ticks, strict=True))))
     total = sum(d.values()) or 1
     return {"us": (d["user"] + d["nice"]) / total * 100,
             "sy": (d["system"] + d["irq"] + d["softirq"]) / total * 100,
             "wa": d["iowait"] / total * 100, "st": d["steal"] / total * 100,
             "id": d["idle"] / total * 100}
+
+
+def container_share(before: CpuReading, after: CpuReading) -> float:
+    """The container's CPU time between two readings, in % of the machine's (all CPUs)."""
+    total_s = sum(b - a for a, b in zip(before.ticks, after.ticks, strict=True)) / USER_HZ
+    return (after.container_s - before.container_s) / total_s * 100 if total_s else 0.0

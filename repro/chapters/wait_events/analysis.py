@@ -105,6 +105,12 @@ def placement_ratio(rounds: Rounds) -> float | None:
     return median(ratios) if ratios else None
 
 
+def cpu_others(record: dict[str, Any]) -> float:
+    """The share of the machine's CPU time that processes outside the server's container used
+    during one run (%): CPU taken from the idle time F8 reads."""
+    return record["cpu"]["us"] + record["cpu"]["sy"] - record["cpu_container"]
+
+
 def peak_tps(rounds: Rounds, mode: str, clients: list[int]) -> float:
     """The mode's highest median TPS over the client counts."""
     return max(median(rounds.values(f"{mode}/{c}", "tps")) for c in clients)
@@ -125,6 +131,7 @@ def summarize(raw: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
             "latency_ms": median([r["latency_ms"] for r in records]),
             # the mean, not the median, so that us + sy + wa + st + id stays 100 %
             "cpu": {k: sum(r["cpu"][k] for r in records) / len(records) for k in records[0]["cpu"]},
+            "cpu_others": sum(cpu_others(r) for r in records) / len(records),
             **{f"shares_{m}": waiting_shares(p) for m, p in profiles.items()},
             **{f"samples_{m}": sum(p.values()) for m, p in profiles.items()},
             "wal_sync_time_pct": wal_sync_time_pct(rounds, condition, seconds_of(raw, condition)),

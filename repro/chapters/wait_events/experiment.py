@@ -17,8 +17,8 @@ from ...lab.context import RunContext
 from ...lab.pgtools import parse_test_fsync
 from ...lab.servers import Server
 from ...text import Text
-from ...lab.waits import (ActivitySampler, PinnedActivitySampler, cpu_split, cpu_times,
-                          reset_wait_sampling, reset_wal_stats, wait_sampling_profile,
+from ...lab.waits import (ActivitySampler, PinnedActivitySampler, container_share, cpu_split,
+                          cpu_times, reset_wait_sampling, reset_wal_stats, wait_sampling_profile,
                           wait_until_gone, wal_syncs)
 
 MODES = {  # mode -> (schema of its tables, session settings)
@@ -64,6 +64,7 @@ def _measure(server: Server, condition: str, mode: str, clients: int, seconds: i
         synced = wal_syncs(server)
         return {condition: {
             "tps": r.tps, "latency_ms": r.latency_avg_ms, "cpu": cpu_split(cpu_before, cpu_after),
+            "cpu_container": container_share(cpu_before, cpu_after),
             "waits_sampling": dict(wait_sampling_profile(server, poll.pids)),
             "waits_activity": dict(poll.profile), "backends": len(poll.pids),
             "polls": poll.polls, "poll_ms": median(poll.round_trips_ms),
@@ -102,6 +103,6 @@ def run(ctx: RunContext) -> None:
     ctx.step("pg_test_fsync")
     ctx.record("pg_test_fsync", parse_test_fsync(
         server.run(["pg_test_fsync", "-s", str(p["fsync_s"]), "-f", FSYNC_FILE])))
-    runs = {f"{mode} · {c} clients": _measure(server, f"{mode}/{c}", mode, c, p["seconds"])
+    runs = {f"{mode} · {c} client{'s' * (c > 1)}": _measure(server, f"{mode}/{c}", mode, c, p["seconds"])
             for mode in MODES for c in p["clients"]}
     ctx.rounds(runs | _controls(server, p["seconds"]))

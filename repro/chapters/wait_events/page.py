@@ -9,7 +9,7 @@ from ...stats import median
 from ...text import Number, Text
 from ...verdict import Measure
 from .analysis import CLIENT_READ, CPU, MODES, TRANSACTIONID, WAL_FLUSH, ratio_to_time, share_of_time
-from .findings import MODE_LABELS
+from .findings import MODE_LABELS, OTHERS_MAX_PCT
 
 SHOWN_EVENTS = [CLIENT_READ, *WAL_FLUSH, TRANSACTIONID, "Lock:tuple"]
 OTHER = Text("その他", "other")
@@ -218,6 +218,9 @@ def numbers(run: Run) -> dict[str, Number]:
     for mode in MODES:
         v = run.summary["conditions"].get(f"{mode}/{n}")
         out[f"{mode}.idle_cpus"] = _pct(v["cpu"]["id"] if v else None)
+    others = [v["cpu_others"] for m in MODES if (v := run.summary["conditions"].get(f"{m}/{n}"))]
+    out["others_cpus"] = _pct(max(others, default=None))
+    out["others_max"] = Number(OTHERS_MAX_PCT, "%", 0)
     own = run.summary["conditions"].get("control/own_cpu")
     out["control.tps"] = Number(own["tps"] if own else None, "", 0)
     out["one.fsync_ms"] = Number(one["wal_sync_mean_ms"], "ms", 3)
