@@ -145,6 +145,7 @@ class Requirement:
 
     met: Callable[[Environment], bool]
     reason: Callable[[Environment], Text]
+    of_major: bool = False  # scopes a finding to some majors, rather than asking the machine
 
 
 def min_cpus(n: int) -> Requirement:
@@ -164,7 +165,7 @@ def majors(first: int | None = None, last: int | None = None, why: Text | None =
             Text(f"PostgreSQL {first}〜{last}", f"PostgreSQL {first} to {last}")
         head = Text(f"{span.ja}が対象です (この結果は {e.major})。", f"Applies to {span.en} (this result: {e.major}).")
         return Text.join([head, why], " ", " ") if why else head
-    return Requirement(met, reason)
+    return Requirement(met, reason, of_major=True)
 
 
 def feature(name: str) -> Requirement:

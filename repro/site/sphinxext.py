@@ -16,6 +16,7 @@ import os
 import subprocess
 import zlib
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -360,19 +361,46 @@ STOPPED = {
 
 
 class _PieceDirective(_ChapterDirective):
-    """A named piece of a chapter's page (`NAME ID`): a table or a chart."""
+    """A named piece of a chapter's page (`NAME ID`): a table or a chart, from the site's
+    major, or from another one (`:major: 18`, named in the caption, "(!)" when the result is
+    not of this build's experiment or scale) to set majors side by side."""
 
     required_arguments = 2
     optional_arguments = 0
-    option_spec = {"name": directives.unchanged}
+    option_spec = {"name": directives.unchanged, "major": directives.unchanged}
     kind = ""  # "tables" or "charts": the Chapter attribute the ID is looked up in
+
+    @property
+    def piece_major(self) -> float:
+        given = self.options.get("major")
+        if given is None:
+            return self.site_major
+        try:
+            return 9.6 if given.strip() == "9.6" else int(given)
+        except ValueError:
+            raise ReproError(f":major: takes a PostgreSQL major (9.6, 10, ... 18), not {given!r}") from None
+
+    def shown(self) -> store.Shown:
+        self.depend_on(self.arguments[0])
+        return store.current(self.arguments[0], self.piece_major, self.scale)
 
     def builder(self) -> Callable[[Run], Any]:
         pieces = getattr(self.chapter(), self.kind)
         if self.arguments[1] not in pieces:
             raise ReproError(f"{self.arguments[0]} has no {self.kind[:-1]} {self.arguments[1]!r}; "
                              f"it has: {', '.join(pieces)}")
-        return pieces[self.arguments[1]]
+        build = pieces[self.arguments[1]]
+        if "major" not in self.options:
+            return build
+        stale = self.shown().why is not None  # marked as in the matrix: not this build's code or scale
+        prefix = f"PostgreSQL {_major(self.piece_major)}{' (!)' if stale else ''}: "
+
+        def named(run: Run) -> Any:
+            piece = build(run)
+            title = piece.caption if self.kind == "tables" else piece.title
+            retitled = Text(prefix + title.ja, prefix + title.en)
+            return replace(piece, caption=retitled) if self.kind == "tables" else replace(piece, title=retitled)
+        return named
 
     def missing(self) -> list[nodes.Node]:
         """A captioned, named stand-in, so references to the piece still resolve."""
