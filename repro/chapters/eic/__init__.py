@@ -1,0 +1,21 @@
+"""Chapter: effective_io_concurrency and prefetching in bitmap heap scans.
+
+Publication 002 (a Japanese blog, PostgreSQL 9.6, CentOS 7): a count over a table whose
+rows lie in created_at order, through a lossy BRIN bitmap; cold runs with
+effective_io_concurrency 1 and 0, with strace (fadvise64) and blktrace (request sizes).
+"""
+from ...chapter import Chapter
+from ...text import Text
+from .analysis import summarize
+from .findings import FINDINGS
+from .page import CHARTS, TABLES, numbers
+
+CHAPTER = Chapter(
+    title=Text("effective_io_concurrency とビットマップヒープスキャンの先読み",
+               "effective_io_concurrency and prefetching in bitmap heap scans"),
+    summarize=summarize,
+    findings=FINDINGS,
+    tables=TABLES,
+    charts=CHARTS,
+    numbers=numbers,
+)
