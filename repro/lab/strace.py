@@ -1,10 +1,12 @@
 """System calls of server processes, counted by strace inside their container.
 
-strace runs as the postgres user, who owns the server's processes: on a kernel without
-Yama's ptrace restriction (or with ptrace_scope 0) attaching to a process of one's own
-uid needs no capability. The trace lists file descriptors with their paths (-y), so the
-calls on one relation's files can be told from the rest; each process writes its own file
-(-ff), so no call is split across lines by another process's.
+strace first runs as the postgres user, who owns the server's processes: without Yama's
+ptrace restriction that needs no capability. Where Yama restricts ptrace to a process's
+ancestors (Ubuntu's default), it runs as root in a privileged exec, which has CAP_SYS_PTRACE
+while the container itself gets no extra capability; some engines refuse privileged execs.
+The trace lists file descriptors with their paths (-y), so the calls on one relation's files
+can be told from the rest; each process writes its own file (-ff), so no call is split
+across lines by another process's.
 """
 from __future__ import annotations
 
@@ -14,13 +16,15 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from docker.errors import APIError
+
 from ..errors import ReproError
 from .servers import ContainerServer
 
 READS = ("read", "pread64", "preadv", "preadv2")
 TRACED = ("fadvise64", *READS)
 OUTPUT = "/tmp/repro-strace.txt"
-ATTACH_TIMEOUT_S = 10
+ATTACH_TIMEOUT_S = 5
 
 _CALL = re.compile(r"^(?:\[pid\s+\d+\]\s+|\d+\s+)?(?P<call>\w+)\((?P<fd>\d+)<(?P<path>[^>]*)>, "
                    r"(?P<args>.*)\)\s+=\s+(?P<ret>-?\d+)")
@@ -65,19 +69,44 @@ def traced(server: ContainerServer, pids: Sequence[int]) -> Iterator[list[str]]:
     strace starts detached and the block begins only once every pid shows a tracer; on
     leaving, strace is interrupted and its output read."""
     targets = " ".join(f"-p {int(p)}" for p in pids)
-    command = (f"strace -qq -ff -y -s 0 -e trace={','.join(TRACED)} -e signal=none "
-               f"-o {OUTPUT} {targets}")
-    server.docker.exec_run(["sh", "-c", f"rm -f {OUTPUT}.*; exec {command}"], user="postgres", detach=True)
+    command = (f"rm -f {OUTPUT}.*; exec strace -qq -ff -y -s 0 -e trace={','.join(TRACED)} "
+               f"-e signal=none -o {OUTPUT} {targets}")
+    if not (_attached(server, command, pids, privileged=False)
+            or _attached(server, command, pids, privileged=True)):
+        raise ReproError(f"strace could not attach to {list(pids)}, neither as the postgres user "
+                         f"nor in a privileged exec (does the Docker engine allow ptrace?)")
     lines: list[str] = []
-    deadline = time.monotonic() + ATTACH_TIMEOUT_S
-    check = " && ".join(f"! grep -q '^TracerPid:[[:space:]]*0$' /proc/{int(p)}/status" for p in pids)
-    while server.docker.exec_run(["sh", "-c", check], user="postgres").exit_code != 0:
-        if time.monotonic() > deadline:
-            raise ReproError(f"strace could not attach to {list(pids)} within {ATTACH_TIMEOUT_S} s "
-                             f"(does the engine allow ptrace?)")
-        time.sleep(0.1)
     try:
         yield lines
     finally:
-        server.run(["sh", "-c", "pkill -INT -x strace; while pgrep -x strace > /dev/null; do sleep 0.05; done"])
-    lines += server.run(["sh", "-c", f"cat {OUTPUT}.*; rm -f {OUTPUT}.*"]).splitlines()
+        _as_root(server, STOP)
+    lines += _as_root(server, f"cat {OUTPUT}.*; rm -f {OUTPUT}.*").splitlines()
+
+
+STOP = "pkill -INT -x strace; while pgrep -x strace > /dev/null; do sleep 0.05; done"
+
+
+def _attached(server: ContainerServer, command: str, pids: Sequence[int], privileged: bool) -> bool:
+    """Start strace (as the owner of the processes, or as root with CAP_SYS_PTRACE in a
+    privileged exec) and wait until every pid shows a tracer; stop it if that never comes."""
+    try:
+        server.docker.exec_run(["sh", "-c", command], detach=True,
+                               **({"user": "root", "privileged": True} if privileged else {"user": "postgres"}))
+    except APIError:  # the engine refuses privileged execs
+        return False
+    check = " && ".join(f"! grep -q '^TracerPid:[[:space:]]*0$' /proc/{int(p)}/status" for p in pids)
+    deadline = time.monotonic() + ATTACH_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if server.docker.exec_run(["sh", "-c", check]).exit_code == 0:
+            return True
+        time.sleep(0.1)
+    _as_root(server, STOP)
+    return False
+
+
+def _as_root(server: ContainerServer, script: str) -> str:
+    """A shell script as root in the container (strace and its files are root's)."""
+    result = server.docker.exec_run(["sh", "-c", script], user="root")
+    if result.exit_code != 0:
+        raise ReproError(f"`{script}` failed: {result.output.decode(errors='replace').strip()}")
+    return result.output.decode(errors="replace")

@@ -88,5 +88,10 @@ FINDINGS = [
     Finding("F6", Text("18 では、キャッシュが冷えた状態で eic = 1 がもう eic = 0 より遅くない (1.2 倍未満)",
                        "On 18, cold, eic = 1 is no longer slower than eic = 0 (less than 1.2×)"),
             [Check(TIME_1_0, Below(SLOWER))],
+            # a hypothesis from the mechanism, not the original's: on this VM eic 1's cold runs
+            # on 18 hold steady (about 220 ms at default) while eic 0's swing between about 150
+            # and 700 ms (the hypervisor's cache), so the ratio went from 0.5 to 2.3 between
+            # runs (2026-11-23: 7 default runs, reproduced 2, contradicted 1, inconclusive 4)
+            expected=False,
             requires=[FROM_18]),
 ]
