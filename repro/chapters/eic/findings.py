@@ -81,7 +81,7 @@ FINDINGS = [
             original=Text("主張のみ (数値なし): 10 以降のパラレルビットマップヒープスキャンでは read_ahead が機能した",
                           "claimed without numbers: on 10 and later a parallel bitmap heap scan kept readahead working"),
             # the original's claim, made without numbers: on 17 the request sizes of the parallel
-            # scan swing between runs (2026-11-23: decided in 4 of 10 tiny runs, 3 of 5 default)
+            # scan swing between runs (2026-11-23: decided in 4 of 10 tiny runs, 3 of 7 default)
             expected=False,
             requires=[majors(10, why=Text("パラレルビットマップヒープスキャンは 10 からです。",
                                           "Parallel bitmap heap scans came in 10.")), min_cpus(2)]),
@@ -91,7 +91,7 @@ FINDINGS = [
             # a hypothesis from the mechanism, not the original's: on this VM eic 1's cold runs
             # on 18 hold steady (about 220 ms at default) while eic 0's swing between about 150
             # and 700 ms (the hypervisor's cache), so the ratio went from 0.5 to 2.3 between
-            # runs (2026-11-23: 7 default runs, reproduced 2, contradicted 1, inconclusive 4)
+            # runs (2026-11-23, 7 default runs: reproduced 1, contradicted 1, inconclusive 5)
             expected=False,
             requires=[FROM_18]),
 ]
