@@ -127,8 +127,6 @@ def numbers(run: Run) -> dict[str, Number]:
         "time_eic1": Number(c["eic1"]["time_ms"], "ms", 0),
         "original_ratio": Number(original["eic1"]["time_ms"] / original["eic0"]["time_ms"], "×", 2),
         "eic16_ratio": ours(run, "eic16"),
-        "eic64_ratio": ours(run, "eic64"),
-        "parallel_ratio": ours(run, "parallel_eic1") if "parallel_eic1" in c else Number(None, "×", 2),
         "willneed_per_block": Number(run.summary["trace"]["eic1"]["willneed_per_block"], "", 2),
         "read_kb": Number(run.summary["trace"]["eic0"]["read_kb"], "kB", 0),
     }
