@@ -1,0 +1,131 @@
+"""The findings: throughput of foreign against local as ratios paired round by round, the
+remote statements per local transaction (counted, exact), the plans' shape and what two
+concurrent UPDATEs of one row do.
+
+Thresholds: 004's own effects are large (a foreign table costs 80 to 95 % of the throughput),
+so the limits sit between "no effect" and the original's size, where this VM's values are
+far from them (2026-11-23, PostgreSQL 17: 10 tiny runs, every expected finding decided in
+10 of 10; 5 default runs and 2 on each other major; the ranges below are of the medians over
+those runs). Counts of remote statements and plan shapes are exact.
+"""
+from __future__ import annotations
+
+
+from ...text import Text
+from ...verdict import Above, Below, Between, Check, Finding, Measure, majors
+from .analysis import client_gain, pushed_down, ratio, statements_per_transaction
+from .conditions import BATCH_SIZE_MAJOR, select_name
+
+HALF = 0.5  # a foreign pattern at less than half the local one (here 0.05-0.22; single noisy
+# rounds reached 0.36 on 18, which left a limit of a third undecided with 4 rounds)
+SLOWER = 0.8  # a write at less than 0.8 of the local one: slower (here 0.22-0.41)
+
+
+def _tps(condition: str, baseline: str, label: Text) -> Measure:
+    return Measure(label, lambda r: ratio(r, condition, baseline), "×", 2)
+
+
+def _select(pattern: str, baseline: str, clients: int) -> Measure:
+    return _tps(select_name(pattern, clients), select_name(baseline, clients),
+                Text(f"{clients} クライアント: TPS の比 {pattern.upper()} ÷ {baseline.upper()}",
+                     f"{clients} client{'s' if clients > 1 else ''}: TPS ratio {pattern.upper()} / {baseline.upper()}"))
+
+
+def _remote(condition: str, label: Text) -> Measure:
+    """Remote statements per local transaction, counted with pg_stat_statements: exact."""
+    return Measure(label, lambda r: statements_per_transaction(r.raw["remote"][condition]), "", 2, exact=True)
+
+
+def _latency(pattern: str, baseline: str, clients: int) -> Measure:
+    return Measure(Text(f"{clients} クライアント: 平均応答時間の比 {pattern.upper()} ÷ {baseline.upper()}",
+                        f"{clients} clients: mean latency ratio {pattern.upper()} / {baseline.upper()}"),
+                   lambda r: ratio(r, select_name(pattern, clients), select_name(baseline, clients), "latency_ms"),
+                   "×", 2)
+
+
+def _failed(path: str) -> Measure:
+    where = {"local": Text("ローカル", "local"), "remote": Text("外部テーブル", "foreign table")}[path]
+    return Measure(Text(f"2 番目の UPDATE の直列化の失敗 ({where.ja})", f"serialization failures of the second UPDATE ({where.en})"),
+                   lambda r: float(r.raw["concurrent_update"][path].get("sqlstate") == "40001"), "", 0, exact=True)
+
+
+def _pushed(condition: str) -> Measure:
+    return Measure(Text("結合を外部サーバーで実行するプラン (1 = はい)", "plan joins on the external server (1 = yes)"),
+                   lambda r: float(pushed_down(r.raw["plans"][condition])), "", 0, exact=True)
+
+
+MANY = 10  # the second client count of tiny and default
+
+FINDINGS = [
+    Finding("F1", Text("1 クライアントでは、外部テーブルが 1 つでも SELECT の TPS がローカルのみの半分未満になる",
+                       "At 1 client, one foreign table cuts SELECT throughput to less than half of all-local"),
+            [Check(_select("p2", "p1", 1), Below(HALF)), Check(_select("p3", "p1", 1), Below(HALF))],
+            original=Text("P2 ÷ P1 = 0.077、P3 ÷ P1 = 0.071 (−92.3 %、−92.9 %)",
+                          "P2 / P1 = 0.077, P3 / P1 = 0.071 (−92.3 %, −92.9 %)")),
+    Finding("F2", Text(f"{MANY} クライアントでも、外部テーブルのある SELECT の TPS はローカルのみの半分未満",
+                       f"At {MANY} clients, SELECTs with a foreign table still run at less than half the all-local throughput"),
+            # here 0.05-0.12: the foreign patterns' three backends share the 2 cores with P1's one
+            [Check(_select(p, "p1", MANY), Below(HALF)) for p in ("p2", "p3", "p4")],
+            original=Text("10 クライアントで P2 0.18、P3 0.19、P4 0.12 (10〜100 クライアントで 0.12〜0.24)",
+                          "at 10 clients P2 0.18, P3 0.19, P4 0.12 (0.12 to 0.24 at 10 to 100 clients)")),
+    Finding("F3", Text("2 つとも外部テーブル (P4) は、1 つだけ (P2、P3) のどちらよりも遅い",
+                       "Two foreign tables (P4) are slower than either single one (P2, P3)"),
+            [Check(_select("p4", p, n), Below(0.9)) for n in (1, MANY) for p in ("p2", "p3")],  # here 0.47-0.58
+            original=Text("1 クライアントで P4 ÷ P2 = 0.55、10 クライアントで 0.67",
+                          "P4 / P2 = 0.55 at 1 client, 0.67 at 10 clients")),
+    Finding("F4", Text(f"外部テーブルのある SELECT は、ローカルのみより多くを {MANY} クライアントの並行から得る",
+                       f"SELECTs with a foreign table gain more from {MANY} concurrent clients than all-local ones"),
+            [Check(Measure(Text(f"P4 の伸び ({MANY} ÷ 1 クライアント) ÷ P1 の伸び", f"P4's gain ({MANY} / 1 client) over P1's"),
+                           lambda r: client_gain(r, "p4", "p1", MANY), "×", 2), Above(1.2))],
+            original=Text("10 ÷ 1 クライアント: P1 4.1 倍、P4 11.8 倍 (2.9 倍)", "10 / 1 client: P1 4.1×, P4 11.8× (2.9×)"),
+            # not expected here: the three servers and pgbench share this VM's 2 cores, so 10
+            # clients saturate them sooner with three backends per foreign transaction (measured
+            # 0.42-0.65: contradicted in 9 of 10 tiny runs and 3 of 5 default, else inconclusive)
+            expected=False),
+    Finding("F5", Text("1 クライアントでは、外部テーブルへの UPDATE と INSERT がローカルより遅い (0.8 倍未満)",
+                       "At 1 client, UPDATE and INSERT into a foreign table are slower than local (less than 0.8×)"),
+            [Check(_tps("update_remote", "update_local", Text("UPDATE: TPS の比 外部 ÷ ローカル", "UPDATE: TPS ratio foreign / local")), Below(SLOWER)),
+             Check(_tps("insert_remote", "insert_local", Text("INSERT: TPS の比 外部 ÷ ローカル", "INSERT: TPS ratio foreign / local")), Below(SLOWER))],
+            original=Text("UPDATE 約 −31 %、INSERT 約 −34 % (図のみ)", "UPDATE about −31 %, INSERT about −34 % (figures only)")),
+    Finding("F6", Text(f"{MANY} クライアントでは、2 つとも外部テーブルの SELECT の平均応答時間がローカルのみの 2 倍を超える",
+                       f"At {MANY} clients, the mean latency of SELECTs on two foreign tables is more than twice all-local's"),
+            [Check(_latency("p4", "p1", MANY), Above(2))],  # here 18-22
+            original=Text("100 クライアントで約 14 ms 対約 70 ms (約 5 倍)", "at 100 clients about 14 ms vs about 70 ms (about 5×)")),
+    Finding("F7", Text("同じ行を並行して UPDATE すると、外部テーブルでは 2 番目が直列化の失敗になり、ローカルでは待ってから成功する",
+                       "Two concurrent UPDATEs of one row: through a foreign table the second fails with a "
+                       "serialization failure; locally it waits, then succeeds"),
+            [Check(_failed("remote"), Above(0)), Check(_failed("local"), Below(1))],
+            original=Text("接続数を増やすと could not serialize access due to concurrent update が多発 (UPDATE は 1 接続だけで測定)",
+                          "with more connections, frequent \"could not serialize access due to concurrent update\" "
+                          "(so UPDATE was measured at 1 connection only)")),
+    # INSERT's fourth statement, DEALLOCATE, is invisible to pg_stat_statements before 17
+    # (commits 3cd934f6356, bb45156f342): the page shows its count, the finding leaves it out
+    Finding("F8", Text("1 回のローカルなトランザクションごとに、外部サーバーへ SELECT (外部テーブル 1 つ) は 5 つ、UPDATE は 3 つの文を送る",
+                       "Per local transaction, the external server receives 5 statements for a SELECT "
+                       "(one foreign table) and 3 for an UPDATE"),
+            [Check(_remote(select_name("p2", 1), Text("P2: 外部サーバーの文 ÷ トランザクション", "P2: remote statements per transaction")),
+                   Between(4.9, 5.1)),
+             Check(_remote("update_remote", Text("UPDATE: 外部サーバーの文 ÷ トランザクション", "UPDATE: remote statements per transaction")),
+                   Between(2.9, 3.1))]),
+    Finding("F9", Text("2 つのテーブルが同じ外部サーバーにあれば結合ごと外部サーバーで実行され、別々のサーバーの P4 より速い (1.2 倍超)",
+                       "With both tables on one external server the join runs there, faster than P4 across two servers (more than 1.2×)"),
+            [Check(_pushed(select_name("one_server", 1)), Above(0)),
+             Check(_tps(select_name("one_server", 1), select_name("p4", 1),
+                        Text("1 クライアント: TPS の比 同じサーバー ÷ P4", "1 client: TPS ratio one server / P4")), Above(1.2))]),  # here 1.7-2.1
+    Finding("F10", Text("batch_size = 100 で 100 行の INSERT が外部テーブルに 1 文で届き、batch_size = 1 より速い (2 倍超)",
+                        "With batch_size = 100 a 100-row INSERT reaches the foreign table as one statement, "
+                        "faster than with batch_size = 1 (more than 2×)"),
+            [Check(_remote("bulk_batch", Text("batch_size 100: 外部サーバーの文 ÷ トランザクション",
+                                              "batch_size 100: remote statements per transaction")), Below(10)),
+             Check(_tps("bulk_batch", "bulk_remote", Text("TPS の比 batch_size 100 ÷ 1", "TPS ratio batch_size 100 / 1")),
+                   Above(2))],  # here 4.1-8.7
+            requires=[majors(BATCH_SIZE_MAJOR, why=Text("batch_size は 14 からです。", "batch_size came in 14."))]),
+    Finding("F11", Text("use_remote_estimate を有効にすると、計画のたびに外部サーバーへ EXPLAIN を送るため、1 行の SELECT が遅くなる",
+                        "use_remote_estimate sends the external server an EXPLAIN whenever a query is planned, so a "
+                        "one-row SELECT gets slower"),
+            # the time ratio is 0.69-0.96 here, the smallest effect of the chapter: with at most 5
+            # rounds of 1 s runs it was undecided in 2 of 10 tiny runs; with 8, decided in 10 of 10
+            [Check(_remote(select_name("estimate", 1), Text("外部サーバーの文 ÷ トランザクション", "remote statements per transaction")), Above(5.1)),
+             Check(_tps(select_name("estimate", 1), select_name("p2", 1),
+                        Text("1 クライアント: TPS の比 use_remote_estimate ÷ P2", "1 client: TPS ratio use_remote_estimate / P2")), Below(1))]),
+]
