@@ -84,11 +84,13 @@ def test_f1_holds_only_when_a_foreign_table_costs_most_of_the_throughput() -> No
     assert _judge("F1", _rounds(tps(0.8))) == CONTRADICTED
 
 
-def test_f7_fails_when_the_foreign_update_also_succeeds() -> None:
-    both = {"local": {"sqlstate": None}, "remote": {"sqlstate": None}}
-    failed = {"local": {"sqlstate": None}, "remote": {"sqlstate": "40001", "message": "could not serialize"}}
-    assert _judge("F7", _rounds({}, concurrent_update=failed)) == REPRODUCED
-    assert _judge("F7", _rounds({}, concurrent_update=both)) == CONTRADICTED
+def test_f7_fails_when_the_foreign_update_succeeds_or_the_local_one_fails() -> None:
+    serialization = {"sqlstate": "40001", "message": "could not serialize"}
+    lock_timeout = {"sqlstate": "55P03", "message": "canceling statement due to lock timeout"}
+    ok = {"sqlstate": None}
+    assert _judge("F7", _rounds({}, concurrent_update={"local": ok, "remote": serialization})) == REPRODUCED
+    assert _judge("F7", _rounds({}, concurrent_update={"local": ok, "remote": ok})) == CONTRADICTED
+    assert _judge("F7", _rounds({}, concurrent_update={"local": lock_timeout, "remote": serialization})) == CONTRADICTED
 
 
 def test_f9_fails_when_the_join_stays_local() -> None:

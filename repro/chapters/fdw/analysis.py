@@ -38,8 +38,9 @@ def shape(statement: str) -> str:
 
 
 def per_transaction(remote: dict[str, Any]) -> dict[str, float]:
-    """Calls per local transaction of each statement shape the external servers ran at least
-    once per transaction (a new remote session's SETs run once per connection: left out)."""
+    """Calls per local transaction of each statement shape the external servers ran in at
+    least half as many calls as transactions (a new remote session's SETs, once per
+    connection, are left out)."""
     n = remote["transactions"]
     calls: dict[str, int] = {}
     for server, statements in remote["statements"].items():

@@ -43,10 +43,18 @@ def _latency(pattern: str, baseline: str, clients: int) -> Measure:
                    "×", 2)
 
 
-def _failed(path: str) -> Measure:
-    where = {"local": Text("ローカル", "local"), "remote": Text("外部テーブル", "foreign table")}[path]
-    return Measure(Text(f"2 番目の UPDATE の直列化の失敗 ({where.ja})", f"serialization failures of the second UPDATE ({where.en})"),
-                   lambda r: float(r.raw["concurrent_update"][path].get("sqlstate") == "40001"), "", 0, exact=True)
+SERIALIZATION_FAILURE = "40001"
+SECOND_UPDATE = {  # what the second of two concurrent UPDATEs of one row got, by table
+    "remote": (Text("外部テーブル: 2 番目の UPDATE が直列化の失敗 (1 = はい)", "foreign table: second UPDATE failed to serialize (1 = yes)"),
+               lambda outcome: outcome.get("sqlstate") == SERIALIZATION_FAILURE),
+    "local": (Text("ローカル: 2 番目の UPDATE が成功 (1 = はい)", "local: second UPDATE succeeded (1 = yes)"),
+              lambda outcome: outcome.get("sqlstate") is None),
+}
+
+
+def _second_update(path: str) -> Measure:
+    label, happened = SECOND_UPDATE[path]
+    return Measure(label, lambda r: float(happened(r.raw["concurrent_update"][path])), "", 0, exact=True)
 
 
 def _pushed(condition: str) -> Measure:
@@ -94,7 +102,7 @@ FINDINGS = [
     Finding("F7", Text("同じ行を並行して UPDATE すると、外部テーブルでは 2 番目が直列化の失敗になり、ローカルでは待ってから成功する",
                        "Two concurrent UPDATEs of one row: through a foreign table the second fails with a "
                        "serialization failure; locally it waits, then succeeds"),
-            [Check(_failed("remote"), Above(0)), Check(_failed("local"), Below(1))],
+            [Check(_second_update("remote"), Above(0)), Check(_second_update("local"), Above(0))],
             original=Text("接続数を増やすと could not serialize access due to concurrent update が多発 (UPDATE は 1 接続だけで測定)",
                           "with more connections, frequent \"could not serialize access due to concurrent update\" "
                           "(so UPDATE was measured at 1 connection only)")),
