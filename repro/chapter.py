@@ -32,6 +32,9 @@ SCALES = ("tiny", "default", "full")
 HASHED = ("experiment.py", "files")  # what keys a chapter's cache, with the scale's parameters
 
 
+INTERVAL = Text(" [95% 信頼区間]", " [95 % interval]")  # after a column heading of estimates
+
+
 @dataclass
 class Table:
     caption: Text

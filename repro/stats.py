@@ -71,6 +71,12 @@ class Rounds:
         return [(x[field], y[field]) for i in self.ids if i in a and i in b
                 for x, y in zip(a[i], b[i])]
 
+    def ratio(self, condition: str, baseline: str, field: str) -> float | None:
+        """Median over rounds of the condition's value over its baseline's in the same round
+        (a round lacking either value is left out): each round is its own control."""
+        return paired_ratio([(v, b) for v, b in self.pairs(condition, baseline, field)
+                             if v is not None and b is not None])
+
     def count(self, condition: str) -> int:
         """Rounds that measured the condition (in this view)."""
         return len(self.records(condition))

@@ -4,16 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...stats import Rounds, median, paired_ratio
+from ...stats import Rounds, median
 
 BLOCK = 8192
 FIELDS = ("time_ms", "request_kb", "heap_read", "heap_hit")
-
-
-def ratio(r: Rounds, condition: str, baseline: str, field: str = "time_ms") -> float | None:
-    """Median over rounds of the condition's value over its baseline's in the same round."""
-    return paired_ratio([(v, b) for v, b in r.pairs(condition, baseline, field)
-                         if v is not None and b is not None])
 
 
 def per_block(trace: dict[str, Any], what: str) -> float | None:

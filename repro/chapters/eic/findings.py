@@ -14,7 +14,7 @@ from typing import Any
 
 from ...text import Text
 from ...verdict import Above, Below, Between, Check, Finding, Measure, majors, min_cpus
-from .analysis import mean_kb, per_block, ratio
+from .analysis import mean_kb, per_block
 
 SLOWER = 1.2  # a cold time ratio above this is slower; below it, not slower
 READAHEAD_LOST = 0.1  # a request size ratio below this: readahead lost (8 kB against eic 0's)
@@ -35,7 +35,7 @@ WILLNEED_KB = _trace("eic1", mean_kb, "willneed", Text("eic 1: 1 回の WILLNEED
 
 
 def _ratio(condition: str, baseline: str, field: str, label: Text, digits: int = 2) -> Measure:
-    return Measure(label, lambda r: ratio(r, condition, baseline, field), "×", digits)
+    return Measure(label, lambda r: r.ratio(condition, baseline, field), "×", digits)
 
 
 TIME_1_0 = _ratio("eic1", "eic0", "time_ms", Text("実行時間の比 eic 1 ÷ eic 0", "run time ratio eic 1 / eic 0"))

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from functools import cache
 
-from ...chapter import Chart, Run, Series, Table, scaling_table
+from ...chapter import INTERVAL, Chart, Run, Series, Table, scaling_table
 from ...text import Number, Text
 from ...verdict import Measure
-from .analysis import ratio
 from .conditions import PARALLEL, SERIAL
 
 LABELS = {
@@ -17,13 +16,12 @@ LABELS = {
     "parallel_eic1": Text("並列、eic = 1", "parallel, eic = 1"),
 }
 BASELINE = {**{c: "eic0" for c in SERIAL}, **{c: "parallel_eic0" for c in PARALLEL}}
-INTERVAL = Text(" [95% 信頼区間]", " [95 % interval]")
 
 
 @cache
 def _ratio_measure(condition: str, field: str) -> Measure:
     digits = 3 if field == "request_kb" else 2  # request ratios fall to a few thousandths
-    return Measure(LABELS[condition], lambda r: ratio(r, condition, BASELINE[condition], field), "×", digits)
+    return Measure(LABELS[condition], lambda r: r.ratio(condition, BASELINE[condition], field), "×", digits)
 
 
 def ours(run: Run, condition: str, field: str = "time_ms") -> Number:

@@ -5,13 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ...stats import Rounds, median, paired_ratio
+from ...stats import Rounds, median
 from .conditions import select_name
-
-
-def ratio(r: Rounds, condition: str, baseline: str, field: str = "tps") -> float | None:
-    """Median over rounds of the condition's value over its baseline's in the same round."""
-    return paired_ratio(r.pairs(condition, baseline, field))
 
 
 def client_gain(r: Rounds, pattern: str, baseline: str, clients: int) -> float | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ...text import Text
 from ...verdict import Above, Below, Between, Check, Finding, Measure, majors
-from .analysis import client_gain, pushed_down, ratio, statements_per_transaction
+from .analysis import client_gain, pushed_down, statements_per_transaction
 from .conditions import BATCH_SIZE_MAJOR, select_name
 
 HALF = 0.5  # a foreign pattern at less than half the local one (here 0.05-0.22; single noisy
@@ -22,7 +22,7 @@ SLOWER = 0.8  # a write at less than 0.8 of the local one: slower (here 0.22-0.4
 
 
 def _tps(condition: str, baseline: str, label: Text) -> Measure:
-    return Measure(label, lambda r: ratio(r, condition, baseline), "×", 2)
+    return Measure(label, lambda r: r.ratio(condition, baseline, "tps"), "×", 2)
 
 
 def _select(pattern: str, baseline: str, clients: int) -> Measure:
@@ -39,7 +39,7 @@ def _remote(condition: str, label: Text) -> Measure:
 def _latency(pattern: str, baseline: str, clients: int) -> Measure:
     return Measure(Text(f"{clients} クライアント: 平均応答時間の比 {pattern.upper()} ÷ {baseline.upper()}",
                         f"{clients} clients: mean latency ratio {pattern.upper()} / {baseline.upper()}"),
-                   lambda r: ratio(r, select_name(pattern, clients), select_name(baseline, clients), "latency_ms"),
+                   lambda r: r.ratio(select_name(pattern, clients), select_name(baseline, clients), "latency_ms"),
                    "×", 2)
 
 

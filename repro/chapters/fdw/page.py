@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from functools import cache
 
-from ...chapter import Chart, Run, Series, Table, scaling_table
+from ...chapter import INTERVAL, Chart, Run, Series, Table, scaling_table
 from ...text import Number, Text
 from ...verdict import Measure
-from .analysis import ratio
 from .conditions import SELECT_PATTERNS, select_name
 
 PATTERNS = {"p1": Text("P1: 両方ローカル", "P1: both local"),
@@ -28,7 +27,6 @@ WRITES = {"update_local": Text("UPDATE、ローカル", "UPDATE, local"),
 BASELINE = {"update_remote": "update_local", "insert_remote": "insert_local", "bulk_remote": "bulk_local",
             "bulk_batch": "bulk_remote", select_name("one_server", 1): select_name("p4", 1),
             select_name("estimate", 1): select_name("p2", 1)}
-INTERVAL = Text(" [95% 信頼区間]", " [95 % interval]")
 
 
 def _clients(n: int) -> Text:
@@ -44,7 +42,7 @@ def label(condition: str) -> Text:
 
 @cache
 def _ratio_measure(condition: str, baseline: str, field: str = "tps") -> Measure:
-    return Measure(label(condition), lambda r: ratio(r, condition, baseline, field), "×", 2)
+    return Measure(label(condition), lambda r: r.ratio(condition, baseline, field), "×", 2)
 
 
 def ours(run: Run, condition: str, baseline: str, field: str = "tps") -> Number:

@@ -2,7 +2,7 @@
 synchronous standbys' positions and the checksums, checked exactly."""
 from __future__ import annotations
 
-from ...stats import Rounds, paired_ratio
+from ...stats import Rounds
 from ...text import Text
 from ...verdict import Above, Below, Check, CheckResult, Finding, Measure
 from .analysis import ratio_pct, step_change
@@ -87,7 +87,7 @@ FINDINGS = [
                        "falls to 75 % or less of no replication"),
             [Check(_ratio("sync1"), Below(SYNC_ONE_MAX_PCT, inclusive=True)),
              Check(Measure(Text("同期 1 台 / 非同期 1 台 (TPS)", "1 synchronous / 1 asynchronous (TPS)"),
-                           lambda r: paired_ratio(r.pairs("sync1", "async1", "tps")), "×", 2),
+                           lambda r: r.ratio("sync1", "async1", "tps"), "×", 2),
                    Below(SYNC_VS_ASYNC, inclusive=True))],
             original=Text("同期 1 台 50.4 %、非同期 1 台 91.8 % (およそ半分)",
                           "1 synchronous 50.4 %, 1 asynchronous 91.8 % (about half)")),
