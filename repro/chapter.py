@@ -156,7 +156,10 @@ class Run:
 
 
 def _parameter(value: Any) -> Number | str:
-    """A scale parameter as a cell: a number, or a list of client counts ("1–24", "1, 4, 16")."""
+    """A scale parameter as a cell: a number, a setting ("384MB"), or a list of client counts
+    ("1–24", "1, 4, 16")."""
+    if isinstance(value, str):
+        return value
     if isinstance(value, list):
         consecutive = value == list(range(value[0], value[-1] + 1))
         return f"{value[0]}–{value[-1]}" if consecutive and len(value) > 2 else ", ".join(map(str, value))

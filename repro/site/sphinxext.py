@@ -427,6 +427,11 @@ class TableDirective(_PieceDirective):
 class ChartDirective(_PieceDirective):
     kind = "charts"
 
+    @property
+    def file_suffix(self) -> str:
+        """The same chart from another major is another image: it must not overwrite this one."""
+        return f"-pg{_major(self.piece_major)}" if "major" in self.options else ""
+
     def build_run(self, run: Run) -> list[nodes.Node]:
         name, chart_id = self.arguments
         chart = self.builder()(run)
@@ -435,14 +440,14 @@ class ChartDirective(_PieceDirective):
         if builder.format == "html":
             # Drawn straight into the output (not an image node), so that the alt text,
             # which carries measured values, stays out of the translation catalogue.
-            file = f"{name}-{chart_id}.png"
+            file = f"{name}-{chart_id}{self.file_suffix}.png"
             charts.render(chart, self.lang, Path(builder.outdir) / "_images" / "repro" / file)
             up = "../" * self.env.docname.count("/")
             alt = html.escape(charts.alt_text(chart, self.lang), quote=True)
             figure += nodes.raw("", f'<img src="{up}_images/repro/{file}" alt="{alt}" '
                                     f'width="1170" height="676">', format="html")
         elif builder.format == "latex":  # the PDF: an image of the chart drawn outside the source
-            png = charts.render(chart, self.lang, Path(builder.outdir) / "charts" / f"{name}-{chart_id}.png")
+            png = charts.render(chart, self.lang, Path(builder.outdir) / "charts" / f"{name}-{chart_id}{self.file_suffix}.png")
             figure += nodes.image(uri="/" + os.path.relpath(png, self.env.srcdir), width="100%")
         figure += nodes.caption(text=chart.title(self.lang))
         self.add_name(figure)

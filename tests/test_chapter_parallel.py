@@ -1,0 +1,111 @@
+"""parallel: every condition ran, the data is what the generator's manifest says; the plan
+summary, the CTE cut out of Q11 and the serial extrapolation; the TPC-DS cache rejects a damaged file; F1, F3 and F6
+can fail (crafted runs)."""
+import json
+from pathlib import Path
+
+import pytest
+from conftest import chapter_result
+
+from repro.chapters.parallel.analysis import serial_estimate
+from repro.chapters.parallel.conditions import TABLES, q10, year_total
+from repro.chapters.parallel.experiment import cte_body, summarize_plan
+from repro.chapters.parallel.findings import FINDINGS
+from repro.lab import tpcds
+from repro.stats import Rounds
+from repro.verdict import CONTRADICTED, REPRODUCED, Environment
+
+FINDING = {f.id: f for f in FINDINGS}
+
+
+def test_every_condition_ran_and_the_tables_hold_the_generated_rows() -> None:
+    doc, _ = chapter_result("parallel")
+    raw, params = doc["raw"], doc["scale_params"]
+    names = {q10(w) for w in params["workers"]} | {year_total(w) for w in params["year_total_workers"]}
+    assert set(raw["first"]) == names and set(raw["plans"]) == names
+    for name, runs in raw["rounds"].items():  # repeated: those the cap did not cut
+        assert not raw["first"][name]["cancelled"] and len(runs) >= params["rounds"], name
+    assert set(raw["data"]["files"]) == set(TABLES) and raw["data"]["sf"] == params["sf"]
+    assert all(raw["prewarmed"][t] > 0 for t in TABLES)
+
+
+GATHERED_SORT = {"Execution Time": 100.0, "Plan": {
+    "Node Type": "Gather Merge", "Actual Total Time": 80.0, "Workers Launched": 2, "Plans": [{
+        "Node Type": "Sort", "Sort Method": "quicksort", "Sort Space Used": 10, "Sort Space Type": "Memory",
+        "Workers": [{"Worker Number": 0, "Sort Method": "external merge", "Sort Space Used": 20,
+                     "Sort Space Type": "Disk"}],
+        "Plans": [{"Node Type": "Gather", "Actual Total Time": 70.0, "Workers Launched": 2,
+                   "Plans": [{"Node Type": "Index Scan", "Filter": "(alternatives: SubPlan 1 or hashed SubPlan 2)",
+                              "Actual Rows": 3, "Rows Removed by Filter": 7, "Actual Loops": 4,
+                              "Plans": [{"Node Type": "Seq Scan", "Subplan Name": "hashed SubPlan 2",
+                                         "Actual Loops": 1}]}]}]}]}}
+
+
+def test_a_plan_is_summarized_by_its_outermost_gathers_and_every_participants_sorts() -> None:
+    s = summarize_plan(GATHERED_SORT)
+    assert s["parallel_ms"] == 80.0 and s["launched"] == 2  # the nested Gather is inside the first
+    assert [x["space"] for x in s["sorts"]] == ["Memory", "Disk"]
+    assert s["subplans"] == {"hashed SubPlan 2": 1}
+    assert s["evaluations"] == 40  # (3 + 7) rows per loop, 4 loops
+
+
+def test_the_cte_is_cut_at_the_parenthesis_that_closes_it() -> None:
+    query = "with t as (\n select sum(a-b) x from s group by (c)\n )\n select * from t, t u"
+    assert cte_body(query, "t") == "select sum(a-b) x from s group by (c)"
+    with pytest.raises(ValueError):
+        cte_body("with t as (select (1)", "t")
+
+
+def _first(cancelled: bool, scans: int, time_ms: float, evaluations: int = 0) -> dict:
+    return {"cancelled": cancelled, "time_ms": time_ms, "scans": {"web_sales": scans, "catalog_sales": 0},
+            "evaluations": evaluations, "sorts": []}
+
+
+def test_a_cut_serial_run_is_extrapolated_from_its_time_per_check() -> None:
+    raw = {"rounds": {}, "first": {q10(0): _first(True, 50, 10_000), q10(2): _first(False, 1, 1_000, 5_000)}}
+    assert serial_estimate(Rounds(raw)) == pytest.approx(5_000 * 10 / 50)
+
+
+def _judge(fid: str, raw: dict, major: int = 13) -> str:
+    return FINDING[fid].judge(Rounds(raw), Environment(major, 2, frozenset(), raw)).status
+
+
+def _rounds(times: dict[str, list[float]]) -> dict[str, list[dict]]:
+    return {c: [{"round": i, "time_ms": t, "parallel_ms": 0.0} for i, t in enumerate(v)] for c, v in times.items()}
+
+
+def test_f1_fails_when_the_serial_run_scans_web_sales_once() -> None:
+    flip = {"rounds": _rounds({q10(2): [1000.0, 1100, 900]}),
+            "first": {q10(0): _first(True, 50, 10_000), q10(2): _first(False, 1, 1000, 5_000)}}
+    assert _judge("F1", flip) == REPRODUCED
+    hashed = {**flip, "rounds": _rounds({q10(0): [900.0, 950, 1000], q10(2): [1000.0, 1100, 900]}),
+              "first": {q10(0): _first(False, 1, 900), q10(2): _first(False, 1, 1000, 5_000)}}
+    assert _judge("F1", hashed) == CONTRADICTED
+
+
+def test_f3_fails_when_the_second_worker_halves_the_time() -> None:
+    first = {q10(1): _first(False, 1, 2000)}
+    assert _judge("F3", {"rounds": _rounds({q10(1): [2000.0, 2100], q10(2): [2000.0, 2000]}), "first": first}) == REPRODUCED
+    assert _judge("F3", {"rounds": _rounds({q10(1): [2000.0, 2100], q10(2): [1000.0, 1000]}), "first": first}) == CONTRADICTED
+
+
+def test_f6_fails_when_a_worker_sort_spills() -> None:
+    def sorts(*spaces: str) -> dict:
+        return {**_first(False, 1, 1000), "sorts": [{"method": "m", "kb": 1, "space": s} for s in spaces]}
+    raw = {"rounds": {}, "first": {year_total(0): sorts("Disk", "Memory"), year_total(2): sorts("Memory", "Memory")}}
+    assert _judge("F6", raw) == REPRODUCED
+    raw["first"][year_total(2)] = sorts("Memory", "Disk")
+    assert _judge("F6", raw) == CONTRADICTED
+
+
+def test_the_tpcds_cache_is_regenerated_when_a_file_is_damaged(tmp_path: Path) -> None:
+    directory = tmp_path / "sf1"
+    directory.mkdir()
+    (directory / "date_dim.csv").write_text("1|x\n")
+    files = {"date_dim": {"rows": 1, "bytes": 4, "sha256": tpcds._sha256(directory / "date_dim.csv")}}
+    (directory / "manifest.json").write_text(json.dumps({"sf": 1, "files": files}))
+    assert tpcds._intact(directory, ["date_dim"], 1)
+    (directory / "date_dim.csv").write_text("2|x\n")  # same size, other content
+    assert not tpcds._intact(directory, ["date_dim"], 1)
+    (directory / "manifest.json").write_text("{not json")
+    assert not tpcds._intact(directory, ["date_dim"], 1)
