@@ -1,6 +1,6 @@
 """parallel: every condition ran, the data is what the generator's manifest says; the plan
-summary, the CTE cut out of Q11 and the serial extrapolation; the TPC-DS cache rejects a damaged file; F1, F3 and F6
-can fail (crafted runs)."""
+summary, the CTE cut out of Q11 and the serial extrapolation; the TPC-DS cache rejects a
+damaged file; F1, F3, F6 and F7 can fail, and F7 tells nothing from two cut runs (crafted runs)."""
 import json
 from pathlib import Path
 
@@ -13,7 +13,7 @@ from repro.chapters.parallel.experiment import cte_body, summarize_plan
 from repro.chapters.parallel.findings import FINDINGS
 from repro.lab import tpcds
 from repro.stats import Rounds
-from repro.verdict import CONTRADICTED, REPRODUCED, Environment
+from repro.verdict import CONTRADICTED, INCONCLUSIVE, NOT_APPLICABLE, REPRODUCED, Environment
 
 FINDING = {f.id: f for f in FINDINGS}
 
@@ -37,7 +37,7 @@ GATHERED_SORT = {"Execution Time": 100.0, "Plan": {
         "Plans": [{"Node Type": "Gather", "Actual Total Time": 70.0, "Workers Launched": 2,
                    "Plans": [{"Node Type": "Index Scan", "Filter": "(alternatives: SubPlan 1 or hashed SubPlan 2)",
                               "Actual Rows": 3, "Rows Removed by Filter": 7, "Actual Loops": 4,
-                              "Plans": [{"Node Type": "Seq Scan", "Subplan Name": "hashed SubPlan 2",
+                              "Plans": [{"Node Type": "Seq Scan", "Subplan Name": "SubPlan 2",
                                          "Actual Loops": 1}]}]}]}]}}
 
 
@@ -45,7 +45,7 @@ def test_a_plan_is_summarized_by_its_outermost_gathers_and_every_participants_so
     s = summarize_plan(GATHERED_SORT)
     assert s["parallel_ms"] == 80.0 and s["launched"] == 2  # the nested Gather is inside the first
     assert [x["space"] for x in s["sorts"]] == ["Memory", "Disk"]
-    assert s["subplans"] == {"hashed SubPlan 2": 1}
+    assert s["subplans"] == {"SubPlan 2": 1}
     assert s["evaluations"] == 40  # (3 + 7) rows per loop, 4 loops
 
 
@@ -66,8 +66,8 @@ def test_a_cut_serial_run_is_extrapolated_from_its_time_per_check() -> None:
     assert serial_estimate(Rounds(raw)) == pytest.approx(5_000 * 10 / 50)
 
 
-def _judge(fid: str, raw: dict, major: int = 13) -> str:
-    return FINDING[fid].judge(Rounds(raw), Environment(major, 2, frozenset(), raw)).status
+def _judge(fid: str, raw: dict, major: int = 13, cpus: int = 2) -> str:
+    return FINDING[fid].judge(Rounds(raw), Environment(major, cpus, frozenset(), raw)).status
 
 
 def _rounds(times: dict[str, list[float]]) -> dict[str, list[dict]]:
@@ -83,10 +83,21 @@ def test_f1_fails_when_the_serial_run_scans_web_sales_once() -> None:
     assert _judge("F1", hashed) == CONTRADICTED
 
 
-def test_f3_fails_when_the_second_worker_halves_the_time() -> None:
-    first = {q10(1): _first(False, 1, 2000)}
-    assert _judge("F3", {"rounds": _rounds({q10(1): [2000.0, 2100], q10(2): [2000.0, 2000]}), "first": first}) == REPRODUCED
-    assert _judge("F3", {"rounds": _rounds({q10(1): [2000.0, 2100], q10(2): [1000.0, 1000]}), "first": first}) == CONTRADICTED
+def test_f3_needs_three_cpus_and_fails_when_the_second_worker_halves_the_time() -> None:
+    first = {q10(1): _first(False, 1, 2000), q10(2): _first(False, 1, 2000)}
+    same = {"rounds": _rounds({q10(1): [2000.0, 2100], q10(2): [2000.0, 2000]}), "first": first}
+    assert _judge("F3", same) == NOT_APPLICABLE
+    assert _judge("F3", same, cpus=4) == REPRODUCED
+    halved = {"rounds": _rounds({q10(1): [2000.0, 2100], q10(2): [1000.0, 1000]}), "first": first}
+    assert _judge("F3", halved, cpus=4) == CONTRADICTED
+
+
+def test_f7_judges_only_two_finished_runs() -> None:
+    def q11(serial: dict, parallel: dict) -> dict:
+        return {"rounds": {}, "first": {}, "q11": {"q11_w0": serial, "q11_w2": parallel}}
+    assert _judge("F7", q11(_first(False, 1, 900), _first(False, 1, 1000))) == REPRODUCED
+    assert _judge("F7", q11(_first(False, 1, 2000), _first(False, 1, 1000))) == CONTRADICTED
+    assert _judge("F7", q11(_first(True, 1, 3600), _first(True, 1, 3600))) == INCONCLUSIVE
 
 
 def test_f6_fails_when_a_worker_sort_spills() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...stats import Rounds, median
-from .conditions import q10
+from .conditions import q10, q11
 
 
 def seconds(r: Rounds, condition: str) -> float | None:
@@ -16,7 +16,7 @@ def seconds(r: Rounds, condition: str) -> float | None:
     return first["time_ms"] / 1000 if first["cancelled"] else None
 
 
-def slowdown(r: Rounds, condition: str, baseline: str) -> float | None:
+def time_ratio(r: Rounds, condition: str, baseline: str) -> float | None:
     """Time of `condition` over `baseline`, paired round by round."""
     return r.ratio(condition, baseline, "time_ms")
 
@@ -38,9 +38,18 @@ def serial_speedup(r: Rounds) -> float | None:
     return serial / parallel if serial is not None and parallel else None
 
 
-def scans(r: Rounds, condition: str, table: str = "web_sales") -> float:
-    """The leader's sequential scans of `table` in the condition's first run."""
-    return float(r.raw["first"][condition]["scans"][table])
+def scans(r: Rounds, condition: str) -> float:
+    """The leader's sequential scans of web_sales in the condition's first run."""
+    return float(r.raw["first"][condition]["scans"]["web_sales"])
+
+
+def full_q11_ratio(r: Rounds) -> float | None:
+    """The whole Q11, serial over 2 workers (one run each, full scale only); none when
+    either was cut: two caps would give a ratio of one that measured nothing."""
+    serial, parallel = r.raw["q11"][q11(0)], r.raw["q11"][q11(2)]
+    if serial["cancelled"] or parallel["cancelled"]:
+        return None
+    return serial["time_ms"] / parallel["time_ms"]
 
 
 def disk_sorts(r: Rounds, condition: str) -> float:
