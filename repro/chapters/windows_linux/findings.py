@@ -1,0 +1,112 @@
+"""The findings: the Linux side of 004 §5's claims, as ratios paired round by round (or
+pg_test_fsync run by run).
+
+Thresholds: 004 has no TPS numbers, so each limit sits between "no effect" and an effect
+that matters, away from what this VM measured (2026-11-24, PostgreSQL 17, 10 tiny runs:
+every finding reproduced in 10 of 10; medians: F1 2.18-2.26 and 0.90-0.96, F2 0.77-0.86,
+F3 0.90-1.05, F4 0.96-1.10, F5 0.91-1.10, F6 0.52-0.56 and 0.93-1.15; 5 default runs on 17
+and 2 on 9.6, 10, 13, 15 and 18: all decided but one default run on 17 with a disturbed
+round, inconclusive on F1-F3). A limit of 0.9 for F2, with too small a time budget for extra
+rounds, left 3 of 10 tiny runs undecided (medians up to 0.86 at 8 clients)."""
+from __future__ import annotations
+
+from ...text import Text
+from ...stats import Rounds
+from ...verdict import Above, Below, Between, Check, Finding, Measure, Requirement
+from .analysis import fsync_ratio, read_share
+from .conditions import ONE_WRITE, SB_UPDATE_CLIENTS, TWO_WRITES, buffered_update, read, update
+
+SCALES_TO = 1.5  # 1 client to as many as CPUs: TPS at least this much higher
+FLAT = (0.8, 1.2)  # beyond the CPUs: TPS within this band of the TPS at the CPU count
+SLOWER = 0.95  # 64MB against a shared_buffers that holds the table: below this
+NOT_WINDOWS = 2.0  # pg_test_fsync open_datasync over fsync: Windows 19.5, Linux below this
+METHOD_BAND = (0.8, 1.25)  # update TPS of a method (or of 64MB) against fdatasync's (the large size's)
+PENALTY = 0.75  # open_datasync's share of fdatasync: pg_test_fsync's two writes below it, 8
+# clients' update TPS above it
+
+
+def _tps(condition: str, baseline: str, label: Text) -> Measure:
+    return Measure(label, lambda r: r.ratio(condition, baseline, "tps"), "×", 2)
+
+
+def _clients(n: int) -> Text:
+    return Text(f"{n} クライアント", f"{n} client{'s' if n > 1 else ''}")
+
+
+def _knee(r: Rounds) -> tuple[int, int]:
+    """(the CPU count, the most clients measured): where the read curve should level off."""
+    cpus = r.raw["engine_cpus"]
+    return cpus, max(int(c.rsplit("_c", 1)[1]) for c in r.conditions() if c.startswith(read("large", 0)[:-1]))
+
+
+GROWS = Measure(Text("参照系 TPS の比 CPU 数 ÷ 1 クライアント", "read TPS ratio, as many clients as CPUs over 1 client"),
+                lambda r: r.ratio(read("large", _knee(r)[0]), read("large", 1), "tps"), "×", 2)
+LEVELS = Measure(Text("参照系 TPS の比 最大のクライアント数 ÷ CPU 数", "read TPS ratio, the most clients over as many as CPUs"),
+                 lambda r: r.ratio(read("large", _knee(r)[1]), read("large", _knee(r)[0]), "tps"), "×", 2)
+KNEE_MEASURED = Requirement(
+    lambda e: bool(e.cpus) and e.cpus > 1 and read("large", e.cpus) in e.raw["rounds"]
+    and any(int(c.rsplit("_c", 1)[1]) > e.cpus for c in e.raw["rounds"] if c.startswith("read_large_c")),
+    lambda e: Text(f"CPU 数 ({e.cpus}) と同じクライアント数と、それより多いクライアント数の参照系が要ります (read_clients)。",
+                   f"Needs the read workload at as many clients as CPUs ({e.cpus}) and at more (read_clients)."))
+
+
+def _buffers(c: int) -> Measure:
+    n = _clients(c)
+    return _tps(read("small", c), read("large", c),
+                Text(f"{n.ja}: 参照系 TPS の比 64MB ÷ 大", f"{n.en}: read TPS ratio, 64MB over large"))
+
+
+def _buffered_update(c: int) -> Measure:
+    n = _clients(c)
+    return _tps(buffered_update("small", c), buffered_update("large", c),
+                Text(f"{n.ja}: 更新系 TPS の比 64MB ÷ 大", f"{n.en}: update TPS ratio, 64MB over large"))
+
+
+def _method(method: str, c: int) -> Measure:
+    n = _clients(c)
+    return _tps(update(method, c), update("fdatasync", c),
+                Text(f"{n.ja}: 更新系 TPS の比 {method} ÷ fdatasync", f"{n.en}: update TPS ratio, {method} over fdatasync"))
+
+
+def _fsync(section: str, method: str, baseline: str, label: Text) -> Measure:
+    return Measure(label, lambda r: fsync_ratio(r, section, method, baseline), "×", 2)
+
+
+MISSED = Measure(Text("64MB: 共有バッファになかったブロックの割合", "64MB: share of blocks not in shared_buffers"),
+                 lambda r: read_share(r.raw, "small"), "%", 0, exact=True)
+FINDINGS = [
+    Finding("F1", Text("参照系は CPU 数までクライアントとともに伸び、その先は横ばいになる (Linux)",
+                       "Read TPS grows with clients up to the CPU count and is flat beyond it (Linux)"),
+            [Check(GROWS, Above(SCALES_TO)), Check(LEVELS, Between(*FLAT))],
+            original=Text("Windows でも Linux と同じ傾向・水準: CPU 使用率が 100 % 近くになるまで伸び、その後は横ばい (グラフのみ、数値なし)",
+                          "Windows matched Linux in trend and level: TPS grew until the CPUs were near 100 %, then stayed flat (graph only, no numbers)"),
+            requires=[KNEE_MEASURED]),
+    Finding("F2", Text("Linux では、参照系で shared_buffers 64MB が表の収まる大きさより遅い (Windows の結果とは逆)",
+                       "On Linux, reads with shared_buffers 64MB are slower than with a size that holds the table (unlike the Windows result)"),
+            [Check(MISSED, Above(50)), *(Check(_buffers(c), Below(SLOWER)) for c in (1, 2, 8))],
+            original=Text("Windows で 64MB と約 40GB がほぼ同じ。接続数が多いと 64MB がわずかに上 (グラフのみ)",
+                          "On Windows 64MB and about 40GB were nearly the same; at many connections 64MB was slightly ahead (graph only)")),
+    Finding("F3", Text("Linux では、更新系の TPS は shared_buffers 64MB でも表の収まる大きさと大きくは変わらない (8 クライアント)",
+                       "On Linux, update TPS with shared_buffers 64MB stays close to that with a size that holds the table (8 clients)"),
+            [Check(_buffered_update(SB_UPDATE_CLIENTS), Between(*METHOD_BAND))],
+            original=Text("原典は shared_buffers を参照系でしか比べていない", "The original compared shared_buffers for reads only")),
+    Finding("F4", Text("pg_test_fsync で open_datasync が fsync の何倍も速いのは Windows の結果で、Linux (このストレージ) では差が小さい",
+                       "pg_test_fsync's open_datasync many times faster than fsync is a Windows result; on Linux (this storage) the gap is small"),
+            [Check(_fsync(ONE_WRITE, "open_datasync", "fsync",
+                          Text("8kB 1 回書き込み: ops/s の比 open_datasync ÷ fsync", "one 8kB write: ops/s ratio, open_datasync over fsync")),
+                   Below(NOT_WINDOWS))],
+            original=Text("Windows: open_datasync 105,161 ops/s、fsync 5,406、fsync_writethrough 5,289 (19.5 倍)",
+                          "Windows: open_datasync 105,161 ops/s, fsync 5,406, fsync_writethrough 5,289 (19.5 times)")),
+    Finding("F5", Text("更新系 TPS は wal_sync_method によって大きくは変わらない (Linux、このストレージ、1 クライアント)",
+                       "Update TPS changes little with wal_sync_method (Linux, this storage, 1 client)"),
+            [Check(_method(m, 1), Between(*METHOD_BAND)) for m in ("fsync", "open_sync", "open_datasync")],
+            original=Text("Windows: open_datasync が fsync_writethrough、fsync より高い TPS (グラフのみ)",
+                          "Windows: open_datasync gave higher TPS than fsync_writethrough and fsync (graph only)")),
+    Finding("F6", Text("pg_test_fsync の 8kB 2 回書き込みでは open_datasync が fdatasync より大きく落ちるが、8 クライアントの更新系 TPS には表れない",
+                       "pg_test_fsync's two 8kB writes cost open_datasync far more than fdatasync, but 8 clients' update TPS does not show it"),
+            [Check(_fsync(TWO_WRITES, "open_datasync", "fdatasync",
+                          Text("8kB 2 回書き込み: ops/s の比 open_datasync ÷ fdatasync", "two 8kB writes: ops/s ratio, open_datasync over fdatasync")),
+                   Below(PENALTY)),
+             Check(_method("open_datasync", 8), Above(PENALTY))],
+            original=Text("原典は 8kB 1 回書き込みのみを掲載", "The original published the one-8kB-write test only")),
+]
