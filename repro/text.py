@@ -74,3 +74,8 @@ def _auto_digits(value: float) -> int:
     if magnitude >= 1:
         return 2
     return 3
+
+
+def clients(n: int) -> Text:
+    """"8 clients" in both languages (pgbench -c)."""
+    return Text(f"{n} クライアント", f"{n} client{'s' if n > 1 else ''}")

@@ -43,6 +43,11 @@ class Measure:
         return Number(value, self.unit, self.digits, self.signed, low, high)
 
 
+def tps_ratio(condition: str, baseline: str, label: Text) -> Measure:
+    """pgbench TPS of one condition over another's, paired round by round."""
+    return Measure(label, lambda r: r.ratio(condition, baseline, "tps"), "×", 2)
+
+
 class Threshold:
     """Where a measured value must lie for the finding to hold."""
 

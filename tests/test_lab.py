@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from contextlib import ExitStack
 from pathlib import Path
 
 import psycopg
@@ -16,6 +17,7 @@ import pytest
 from repro.errors import ReproError
 from repro.lab import engine
 from repro.lab.pgtools import parse_test_timing
+from repro.lab.beside import lab_for, named_image
 from repro.lab.servers import Lab, leftovers
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -92,6 +94,21 @@ def test_cleanup_after_an_exception() -> None:
             lab.network()
             assert len(leftovers()) == 2
             raise RuntimeError("boom")
+
+
+def test_servers_of_another_major_beside_go_with_the_run_also_after_an_exception() -> None:
+    with pytest.raises(RuntimeError):
+        with Lab() as lab, ExitStack() as stack:
+            lab.server("one")
+            old = lab_for(stack, 9.6).server("beside")
+            assert old.sql("SHOW server_version")[0][0].startswith("9.6.")
+            assert len(leftovers()) == 2
+            raise RuntimeError("boom")
+
+
+def test_a_missing_image_beside_is_a_clear_error() -> None:
+    with pytest.raises(ReproError, match="no image repro-semaphores:none: run `make images`"):
+        named_image("repro-semaphores:none")
 
 
 def test_unreachable_dsn_is_a_clear_error() -> None:

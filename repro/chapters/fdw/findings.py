@@ -12,7 +12,7 @@ from __future__ import annotations
 
 
 from ...text import Text
-from ...verdict import Above, Below, Between, Check, Finding, Measure, majors
+from ...verdict import Above, Below, Between, Check, Finding, Measure, majors, tps_ratio
 from .analysis import client_gain, pushed_down, statements_per_transaction
 from .conditions import BATCH_SIZE_MAJOR, select_name
 
@@ -21,14 +21,10 @@ HALF = 0.5  # a foreign pattern at less than half the local one (here 0.05-0.22;
 SLOWER = 0.8  # a write at less than 0.8 of the local one: slower (here 0.22-0.41)
 
 
-def _tps(condition: str, baseline: str, label: Text) -> Measure:
-    return Measure(label, lambda r: r.ratio(condition, baseline, "tps"), "×", 2)
-
-
 def _select(pattern: str, baseline: str, clients: int) -> Measure:
-    return _tps(select_name(pattern, clients), select_name(baseline, clients),
-                Text(f"{clients} クライアント: TPS の比 {pattern.upper()} ÷ {baseline.upper()}",
-                     f"{clients} client{'s' if clients > 1 else ''}: TPS ratio {pattern.upper()} / {baseline.upper()}"))
+    return tps_ratio(select_name(pattern, clients), select_name(baseline, clients),
+                     Text(f"{clients} クライアント: TPS の比 {pattern.upper()} ÷ {baseline.upper()}",
+                          f"{clients} client{'s' if clients > 1 else ''}: TPS ratio {pattern.upper()} / {baseline.upper()}"))
 
 
 def _remote(condition: str, label: Text) -> Measure:
@@ -92,8 +88,8 @@ FINDINGS = [
             expected=False),
     Finding("F5", Text("1 クライアントでは、外部テーブルへの UPDATE と INSERT がローカルより遅い (0.8 倍未満)",
                        "At 1 client, UPDATE and INSERT into a foreign table are slower than local (less than 0.8×)"),
-            [Check(_tps("update_remote", "update_local", Text("UPDATE: TPS の比 外部 ÷ ローカル", "UPDATE: TPS ratio foreign / local")), Below(SLOWER)),
-             Check(_tps("insert_remote", "insert_local", Text("INSERT: TPS の比 外部 ÷ ローカル", "INSERT: TPS ratio foreign / local")), Below(SLOWER))],
+            [Check(tps_ratio("update_remote", "update_local", Text("UPDATE: TPS の比 外部 ÷ ローカル", "UPDATE: TPS ratio foreign / local")), Below(SLOWER)),
+             Check(tps_ratio("insert_remote", "insert_local", Text("INSERT: TPS の比 外部 ÷ ローカル", "INSERT: TPS ratio foreign / local")), Below(SLOWER))],
             original=Text("UPDATE 約 −31 %、INSERT 約 −34 % (図のみ)", "UPDATE about −31 %, INSERT about −34 % (figures only)")),
     Finding("F6", Text(f"{MANY} クライアントでは、2 つとも外部テーブルの SELECT の平均応答時間がローカルのみの 2 倍を超える",
                        f"At {MANY} clients, the mean latency of SELECTs on two foreign tables is more than twice all-local's"),
@@ -118,14 +114,14 @@ FINDINGS = [
     Finding("F9", Text("2 つのテーブルが同じ外部サーバーにあれば結合ごと外部サーバーで実行され、別々のサーバーの P4 より速い (1.2 倍超)",
                        "With both tables on one external server the join runs there, faster than P4 across two servers (more than 1.2×)"),
             [Check(_pushed(select_name("one_server", 1)), Above(0)),
-             Check(_tps(select_name("one_server", 1), select_name("p4", 1),
+             Check(tps_ratio(select_name("one_server", 1), select_name("p4", 1),
                         Text("1 クライアント: TPS の比 同じサーバー ÷ P4", "1 client: TPS ratio one server / P4")), Above(1.2))]),  # here 1.7-2.1
     Finding("F10", Text("batch_size = 100 で 100 行の INSERT が外部テーブルに 1 文で届き、batch_size = 1 より速い (2 倍超)",
                         "With batch_size = 100 a 100-row INSERT reaches the foreign table as one statement, "
                         "faster than with batch_size = 1 (more than 2×)"),
             [Check(_remote("bulk_batch", Text("batch_size 100: 外部サーバーの文 ÷ トランザクション",
                                               "batch_size 100: remote statements per transaction")), Below(10)),
-             Check(_tps("bulk_batch", "bulk_remote", Text("TPS の比 batch_size 100 ÷ 1", "TPS ratio batch_size 100 / 1")),
+             Check(tps_ratio("bulk_batch", "bulk_remote", Text("TPS の比 batch_size 100 ÷ 1", "TPS ratio batch_size 100 / 1")),
                    Above(2))],  # here 4.1-8.7
             requires=[majors(BATCH_SIZE_MAJOR, why=Text("batch_size は 14 からです。", "batch_size came in 14."))]),
     Finding("F11", Text("use_remote_estimate を有効にすると、計画のたびに外部サーバーへ EXPLAIN を送るため、1 行の SELECT が遅くなる",
@@ -134,6 +130,6 @@ FINDINGS = [
             # the time ratio is 0.69-0.96 here, the smallest effect of the chapter: with at most 5
             # rounds of 1 s runs it was undecided in 2 of 10 tiny runs; with 8, decided in 10 of 10
             [Check(_remote(select_name("estimate", 1), Text("外部サーバーの文 ÷ トランザクション", "remote statements per transaction")), Above(5.1)),
-             Check(_tps(select_name("estimate", 1), select_name("p2", 1),
+             Check(tps_ratio(select_name("estimate", 1), select_name("p2", 1),
                         Text("1 クライアント: TPS の比 use_remote_estimate ÷ P2", "1 client: TPS ratio use_remote_estimate / P2")), Below(1))]),
 ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import cache
 
 from ...chapter import INTERVAL, Chart, Run, Series, Table, scaling_table
-from ...text import Number, Text
+from ...text import Number, Text, clients
 from ...verdict import Measure
 from .conditions import SELECT_PATTERNS, select_name
 
@@ -29,15 +29,11 @@ BASELINE = {"update_remote": "update_local", "insert_remote": "insert_local", "b
             select_name("estimate", 1): select_name("p2", 1)}
 
 
-def _clients(n: int) -> Text:
-    return Text(f"{n} クライアント", f"{n} client{'s' if n > 1 else ''}")
-
-
 def label(condition: str) -> Text:
     if condition in WRITES:
         return WRITES[condition]
-    pattern, clients = condition.removeprefix("select_").rsplit("_c", 1)
-    return Text(f"{PATTERNS[pattern].ja}、{_clients(int(clients)).ja}", f"{PATTERNS[pattern].en}, {_clients(int(clients)).en}")
+    pattern, n = condition.removeprefix("select_").rsplit("_c", 1)
+    return Text(f"{PATTERNS[pattern].ja}、{clients(int(n)).ja}", f"{PATTERNS[pattern].en}, {clients(int(n)).en}")
 
 
 @cache

@@ -10,9 +10,9 @@ round, inconclusive on F1-F3). A limit of 0.9 for F2, with too small a time budg
 rounds, left 3 of 10 tiny runs undecided (medians up to 0.86 at 8 clients)."""
 from __future__ import annotations
 
-from ...text import Text
+from ...text import Text, clients
 from ...stats import Rounds
-from ...verdict import Above, Below, Between, Check, Finding, Measure, Requirement
+from ...verdict import Above, Below, Between, Check, Finding, Measure, Requirement, tps_ratio
 from .analysis import fsync_ratio, read_share
 from .conditions import ONE_WRITE, SB_UPDATE_CLIENTS, TWO_WRITES, buffered_update, read, update
 
@@ -23,14 +23,6 @@ NOT_WINDOWS = 2.0  # pg_test_fsync open_datasync over fsync: Windows 19.5, Linux
 METHOD_BAND = (0.8, 1.25)  # update TPS of a method (or of 64MB) against fdatasync's (the large size's)
 PENALTY = 0.75  # open_datasync's share of fdatasync: pg_test_fsync's two writes below it, 8
 # clients' update TPS above it
-
-
-def _tps(condition: str, baseline: str, label: Text) -> Measure:
-    return Measure(label, lambda r: r.ratio(condition, baseline, "tps"), "×", 2)
-
-
-def _clients(n: int) -> Text:
-    return Text(f"{n} クライアント", f"{n} client{'s' if n > 1 else ''}")
 
 
 def _knee(r: Rounds) -> tuple[int, int]:
@@ -51,20 +43,20 @@ KNEE_MEASURED = Requirement(
 
 
 def _buffers(c: int) -> Measure:
-    n = _clients(c)
-    return _tps(read("small", c), read("large", c),
+    n = clients(c)
+    return tps_ratio(read("small", c), read("large", c),
                 Text(f"{n.ja}: 参照系 TPS の比 64MB ÷ 大", f"{n.en}: read TPS ratio, 64MB over large"))
 
 
 def _buffered_update(c: int) -> Measure:
-    n = _clients(c)
-    return _tps(buffered_update("small", c), buffered_update("large", c),
+    n = clients(c)
+    return tps_ratio(buffered_update("small", c), buffered_update("large", c),
                 Text(f"{n.ja}: 更新系 TPS の比 64MB ÷ 大", f"{n.en}: update TPS ratio, 64MB over large"))
 
 
 def _method(method: str, c: int) -> Measure:
-    n = _clients(c)
-    return _tps(update(method, c), update("fdatasync", c),
+    n = clients(c)
+    return tps_ratio(update(method, c), update("fdatasync", c),
                 Text(f"{n.ja}: 更新系 TPS の比 {method} ÷ fdatasync", f"{n.en}: update TPS ratio, {method} over fdatasync"))
 
 

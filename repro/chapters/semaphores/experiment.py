@@ -1,0 +1,95 @@
+"""What runs: 004 §4's read and update scripts on four servers side by side, their runs
+interleaved round by round: the major under test, 9.6 (the original's older major, System
+V semaphores), and PostgreSQL 16.9 built twice from the same source, with System V and
+with unnamed POSIX semaphores (the control the original proposed but did not run).
+
+Before the rounds, on each server: its System V semaphore sets (ipcs -s), then strace on
+the postmaster while the update script runs (every semaphore call, its errors and its
+call stack); on the major under test (10 and later, where pg_stat_activity names the
+backends), the update script's wait events sampled at the fewest and the most clients.
+"""
+from __future__ import annotations
+
+from contextlib import ExitStack
+from typing import Any, Callable
+
+from ...lab import engine
+from ...lab.beside import lab_for, start_all
+from ...lab.context import RunContext
+from ...lab.semaphore_calls import semaphore_sets, traced
+from ...lab.servers import ContainerServer
+from ...lab.waits import ActivitySampler
+from ...text import Text
+from .conditions import CONTROL, CONTROL_MAJOR, POSIX, READ, REFERENCE, REFERENCE_MAJOR, SYSV, THIS, UPDATE, cond
+
+WARMUP_S = 1
+SAMPLED_MAJOR = 10  # pg_stat_activity.backend_type, which the sampler selects on, came in 10
+ROLES = {THIS: Text("このメジャー", "the major under test"),
+         REFERENCE: Text("9.6 (原典の旧メジャー)", "9.6 (the original's older major)"),
+         SYSV: Text("16.9 ソースビルド、System V セマフォ", "16.9 built from source, System V semaphores"),
+         POSIX: Text("16.9 ソースビルド、名前なし POSIX セマフォ", "16.9 built from source, unnamed POSIX semaphores")}
+
+
+def _pgbench(server: ContainerServer, script: tuple[str, str], clients: int, seconds: int,
+             scale: int) -> dict[str, float]:
+    """One run; threads = clients / 2, as in 004."""
+    name, text = script
+    r = server.pgbench(["-n", "-c", str(clients), "-j", str(max(1, clients // 2)), "-T", str(seconds),
+                        "-s", str(scale), "-f", f"/tmp/{name}"], {name: text})
+    return {"tps": r.tps, "latency_ms": r.latency_avg_ms}
+
+
+def run(ctx: RunContext) -> None:
+    p = ctx.params
+    settings = ctx.settings("postgresql.conf") | {"shared_buffers": p["shared_buffers"]}
+    scripts = {w: (f"{w}.pgbench", ctx.text(f"{w}.pgbench")) for w in (READ, UPDATE)}
+
+    def bench(server: ContainerServer, workload: str, clients: int, seconds: int = p["seconds"]
+              ) -> dict[str, float]:
+        return _pgbench(server, scripts[workload], clients, seconds, p["scale"])
+
+    def prepare(server: ContainerServer) -> None:
+        server.pgbench_init(p["scale"], "-F", "80")  # 004's update runs' fillfactor
+        server.sql("CREATE EXTENSION pg_prewarm")
+        server.sql("CHECKPOINT")
+        server.sql("SELECT pg_prewarm('pgbench_accounts')")  # as 004, before measuring
+
+    with ExitStack() as stack:
+        starts = {THIS: ctx.lab}
+        if ctx.major != REFERENCE_MAJOR:
+            starts[REFERENCE] = lab_for(stack, REFERENCE_MAJOR)
+        for kind in CONTROL:
+            starts[kind] = lab_for(stack, CONTROL_MAJOR, f"repro-semaphores:{kind}")
+        ctx.step(f"{len(starts)} servers side by side ({', '.join(starts)}), each pgbench -i -s {p['scale']} -F 80")
+        servers = dict(zip(starts, start_all(ctx, [(lab, ROLES[k], settings) for k, lab in starts.items()],
+                                            prepare)))
+        ctx.record("engine_cpus", engine.info().get("NCPU"))
+        ctx.record("versions", {k: s.sql("SHOW server_version")[0][0] for k, s in servers.items()})
+        ctx.record("semaphore_sets", {k: semaphore_sets(s) for k, s in servers.items()})
+        workloads = {k: (UPDATE,) if k in CONTROL else (READ, UPDATE) for k in servers}
+        clients = {k: p["control_clients"] if k in CONTROL else p["clients"] for k in servers}
+
+        ctx.step(f"warm-up: each server's workloads once at {max(p['clients'])} clients for {WARMUP_S} s, untimed")
+        for k, server in servers.items():
+            for workload in workloads[k]:
+                bench(server, workload, max(clients[k]), WARMUP_S)
+
+        if ctx.major >= SAMPLED_MAJOR:
+            ctx.step(f"wait events of the update script at {p['sample_clients']} clients (pg_stat_activity, 10 ms)")
+            samples = {}
+            for c in p["sample_clients"]:
+                with ActivitySampler(servers[THIS]) as sampler:
+                    bench(servers[THIS], UPDATE, c)
+                samples[str(c)] = dict(sampler.profile)  # as JSON keeps it
+            ctx.record("wait_samples", samples)
+
+        ctx.step(f"strace -f -k on each postmaster: the update script at {p['trace_clients']} clients for {p['trace_s']} s")
+        ctx.record("semaphore_calls", {
+            k: traced(s, lambda s=s: bench(s, UPDATE, p["trace_clients"], p["trace_s"])).as_dict()
+            for k, s in servers.items()})
+
+        def runs(k: str, workload: str) -> Callable[[], dict[str, dict[str, Any]]]:
+            return lambda: {cond(workload, k, c): bench(servers[k], workload, c) for c in clients[k]}
+
+        ctx.rounds({f"{workload}, {k}": runs(k, workload)
+                    for k in servers for workload in workloads[k]})

@@ -1,0 +1,104 @@
+"""The system calls behind PostgreSQL's semaphores, with their call stacks, from strace.
+
+strace attaches to the postmaster before the workload connects (-f then follows every
+backend forked for it; background processes forked earlier are not traced), traces
+futex (unnamed POSIX semaphores, 10 and later on Linux) and semop/semtimedop (System V
+semaphores; glibc 2.36 issues semop() as semtimedop), and unwinds each call's stack (-k,
+the function names come from the binaries' symbols). Each process writes its own file
+(-ff), so no call is split by another process's.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import ReproError
+from .servers import ContainerServer
+from .strace import STOP, _as_root, _attached
+
+CALLS = ("futex", "semop", "semtimedop")
+SEMAPHORE_FUNCTIONS = ("PGSemaphoreLock", "PGSemaphoreUnlock")
+OUTPUT = "/tmp/repro-semaphores.txt"
+
+_CALL = re.compile(r"^(?P<call>\w+)\(.*\)\s+=\s+(?P<ret>-?\d+|\?)(?:\s+(?P<errno>E[A-Z0-9]+))?")
+_FRAME = re.compile(r"^ > [^(]*\((?P<function>[^+)]*)")
+
+
+@dataclass
+class SemaphoreCalls:
+    """What one trace saw: calls and failures per system call, and, for the calls made by
+    PGSemaphoreLock/Unlock, the function above the LWLock layer that asked for the lock."""
+
+    calls: Counter = field(default_factory=Counter)
+    errors: Counter = field(default_factory=Counter)  # "futex EAGAIN" -> count
+    via_semaphore: Counter = field(default_factory=Counter)  # system call -> count
+    lock_users: Counter = field(default_factory=Counter)  # "XLogFlush" -> count
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"calls": dict(self.calls), "errors": dict(self.errors),
+                "via_semaphore": dict(self.via_semaphore), "lock_users": dict(self.lock_users)}
+
+
+def parse(trace: str) -> SemaphoreCalls:
+    """strace -k output: each call's line, then its frames (innermost first)."""
+    found = SemaphoreCalls()
+    call: str | None = None
+    frames: list[str] = []
+
+    def close() -> None:
+        if call is not None:
+            _attribute(found, call, frames)
+
+    for line in trace.splitlines():
+        if line.startswith(" > "):
+            m = _FRAME.match(line)
+            frames.append(m["function"] if m else "")
+            continue
+        m = _CALL.match(line)
+        if not m or m["call"] not in CALLS:
+            continue
+        close()
+        call, frames = m["call"], []
+        found.calls[call] += 1
+        if m["ret"] == "-1" and m["errno"]:
+            found.errors[f"{call} {m['errno']}"] += 1
+    close()
+    return found
+
+
+def _attribute(found: SemaphoreCalls, call: str, frames: list[str]) -> None:
+    """Count a call made by PGSemaphoreLock/Unlock, and the first function above the
+    LWLock layer on its stack (XLogFlush for the WAL-flush lock)."""
+    at = next((i for i, f in enumerate(frames) if f in SEMAPHORE_FUNCTIONS), None)
+    if at is None:
+        return
+    found.via_semaphore[call] += 1
+    user = next((f for f in frames[at + 1:] if f and not f.startswith(("LWLock", "PGSemaphore"))), "")
+    found.lock_users[user or "?"] += 1
+
+
+def traced(server: ContainerServer, workload: Callable[[], Any]) -> SemaphoreCalls:
+    """Trace the postmaster's new children while `workload` runs (strace attached first)."""
+    data = server.sql("SHOW data_directory")[0][0]
+    pid = int(server.run(["head", "-n", "1", f"{data}/postmaster.pid"]).strip())
+    command = (f"rm -f {OUTPUT}.*; exec strace -qq -ff -k -e trace={','.join(CALLS)} "
+               f"-e signal=none -o {OUTPUT} -p {pid}")
+    if not (_attached(server, command, [pid], privileged=False)
+            or _attached(server, command, [pid], privileged=True)):
+        raise ReproError(f"strace could not attach to the postmaster ({pid}), neither as the postgres "
+                         f"user nor in a privileged exec (does the Docker engine allow ptrace?)")
+    try:
+        workload()
+    finally:
+        _as_root(server, STOP)
+    return parse(_as_root(server, f"cat {OUTPUT}.* 2>/dev/null; rm -f {OUTPUT}.*"))
+
+
+def semaphore_sets(server: ContainerServer) -> dict[str, int]:
+    """System V semaphore sets in the server's IPC namespace (ipcs -s), and their semaphores."""
+    rows = [line.split() for line in server.run(["ipcs", "-s"]).splitlines()]
+    sets = [r for r in rows if len(r) >= 5 and r[0].startswith("0x")]
+    return {"sets": len(sets), "semaphores": sum(int(r[4]) for r in sets)}
