@@ -33,21 +33,32 @@ def _ratio(condition: str, baseline: str) -> Measure:
     return tps_ratio(condition, baseline, Text(condition, condition))
 
 
+def _images(run: Run) -> dict[str, dict]:
+    """Each server's image: the run's own from its provenance, the others from what the
+    experiment recorded as they started (in the same order as the servers)."""
+    own = run.doc["provenance"]["servers"][0]["image"]
+    return dict(zip(_servers(run), [own, *[s["image"] for s in run.raw.get("beside", [])]]))
+
+
 def servers_table(run: Run) -> Table:
+    images = _images(run)
     rows = []
     for server in _servers(run):
         sets = run.raw["semaphore_sets"][server]
+        image = images.get(server) or {}
         rows.append([_name(run, server), API[sets["sets"] > 0], Number(sets["sets"], "", 0),
-                     Number(sets["semaphores"], "", 0)])
+                     Number(sets["semaphores"], "", 0), f"{image.get('name', '—')} ({image.get('origin', '—')})"])
     return Table(Text("この実行のサーバー", "The servers of this run"),
                  [Text("サーバー", "Server"), Text("セマフォ", "Semaphores"), Text("System V セマフォセット", "System V semaphore sets"),
-                  Text("そのセマフォ数", "their semaphores")],
+                  Text("そのセマフォ数", "their semaphores"), Text("イメージ (由来)", "image (origin)")],
                  rows,
                  Text("4 台は同じマシンで同時に動き、計測は 1 台ずつラウンドごとに順番を変えて行います。セマフォセットは各コンテナーの "
-                      "IPC 名前空間で ipcs -s が数えたもので、max_connections = 500 (原典と同じ) から決まります。",
+                      "IPC 名前空間で ipcs -s が数えたもので、max_connections = 500 (原典と同じ) から決まります。"
+                      "イメージの由来ごとの中身 (pgbench のバージョンなど) は images/README.md にあります。",
                       "The servers run side by side on one machine; one is measured at a time, in an order rotated each round. "
                       "The semaphore sets are what ipcs -s counts in each container's IPC namespace; max_connections = 500 "
-                      "(as in the original) sizes them."))
+                      "(as in the original) sizes them. What each image origin carries (the pgbench version among others) is "
+                      "in images/README.md."))
 
 
 def _curve_rows(run: Run, workload: str) -> list[list]:
