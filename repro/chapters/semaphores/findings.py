@@ -94,12 +94,12 @@ def _read_levels(server: str) -> Measure:
 
 
 KNEE_MEASURED = Requirement(
-    lambda e: bool(e.cpus) and all(cond(READ, THIS, n) in e.raw["rounds"] for n in (1, e.cpus, OUT_TO * e.cpus)),
+    lambda e: bool(e.cpus) and all(cond(READ, THIS, n) in e.raw.get("rounds", {}) for n in (1, e.cpus, OUT_TO * e.cpus)),
     lambda e: Text(f"参照系を 1、CPU 数 ({e.cpus})、その {OUT_TO} 倍のクライアント数で測る必要があります (clients)。",
                    f"Needs the read workload at 1, as many as CPUs ({e.cpus}) and {OUT_TO} times as many clients (clients)."))
 ORIGINAL_CURVE = Requirement(
-    lambda e: bool(e.cpus) and e.cpus >= ORIGINAL_CORES and any(
-        c.startswith(cond(UPDATE, THIS, 0)[:-1]) and int(c.rsplit("_c", 1)[1]) > MANY for c in e.raw["rounds"]),
+    lambda e: bool(e.cpus) and e.cpus >= ORIGINAL_CORES
+    and max(measured_clients(Rounds(e.raw), UPDATE, THIS), default=0) > MANY,
     lambda e: Text(f"CPU {ORIGINAL_CORES} 個以上 (このエンジンは {e.cpus} 個) と、{MANY} を超えるクライアント数が要ります。"
                    f"CPU 2 個では、数十のバックエンドが同時に動いて WAL のフラッシュを待つ形になりません。",
                    f"Needs at least {ORIGINAL_CORES} CPUs (this engine has {e.cpus}) and more than {MANY} clients; "

@@ -91,8 +91,7 @@ def calls_table(run: Run) -> Table:
         rows.append([_name(run, server),
                      Number(semaphore_syscalls(run.raw, server, ("futex",)), "", 0),
                      Number(semaphore_syscalls(run.raw, server, SYSV_CALLS), "", 0),
-                     Text(f"{errors_per_call(run.raw, server, calls):.1f} % ({failed})", f"{errors_per_call(run.raw, server, calls):.1f} % ({failed})")
-                     if failed else "0",
+                     f"{errors_per_call(run.raw, server, calls):.1f} % ({failed})" if failed else "0",
                      Number(lock_user_share(run.raw, server, "XLogFlush"), "%", 0),
                      ", ".join(f"{u} {n}" for n, u in others) or "—"])
     return Table(Text(f"strace: 更新系 {run.params['trace_clients']} クライアント {run.params['trace_s']} 秒のセマフォ呼び出し",
