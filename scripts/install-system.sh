@@ -12,10 +12,11 @@
 #   chromium     the browser test of the built site
 #   texlive-* latexmk  the PDF of the report (Japanese through upLaTeX)
 #   stress-ng    keeps a core busy for the verdict-stability benchmark under load
+#   mecab-ipadic the IPA dictionary's word lists: the fulltext chapter's Japanese records
 set -euo pipefail
 packages=(docker.io mmdebstrap curl unzip xz-utils gettext plantuml graphviz fonts-noto-cjk chromium
           texlive-lang-japanese texlive-latex-recommended texlive-latex-extra texlive-plain-generic
-          texlive-fonts-recommended tex-gyre latexmk stress-ng)
+          texlive-fonts-recommended tex-gyre latexmk stress-ng mecab-ipadic)
 [ $# -gt 0 ] && packages=("$@")
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,13 @@
+-- The original's table (004 names it nikoniko in the DDL and fluentd in the queries):
+-- a tag and the video's metadata as jsonb. {table} is one of the experiment's tables.
+-- create: table
+CREATE TABLE {table} (tag text, record jsonb);
+
+-- One full-text index per kind on one text field ({column}: title or description), as
+-- 004's DDL for pg_bigm and PGroonga; pg_trgm as pg_bigm, with its own operator class.
+-- create: bigm
+CREATE INDEX ON {table} USING gin((record->>'{column}') gin_bigm_ops);
+-- create: pgroonga
+CREATE INDEX ON {table} USING pgroonga((record->>'{column}'));
+-- create: trgm
+CREATE INDEX ON {table} USING gin((record->>'{column}') gin_trgm_ops);

@@ -1,0 +1,246 @@
+"""What the page shows: the generated data, the indexes (size, build time, plans), insert
+throughput beside 004's Tables 7.7 and 7.10, search latency beside Tables 7.8-7.12 (the
+original's word on both fields), every word's speed-up over no index, the rise under
+load with GIN's pending list, and the replication: the publisher's walsender, lag and
+how fast the subscriber applies."""
+from __future__ import annotations
+
+from functools import cache
+
+from ...chapter import INTERVAL, Chart, Run, Series, Table, scaling_table
+from ...text import Number, Text
+from ...verdict import Measure
+from .analysis import SHORT, ingest_ratio, latency_ratio, rise, speedup, subscriber_over_single
+from .conditions import (COLUMNS, IDLE, INDEXED, KINDS, LOADED, NONE, PUBLISHER_INGEST, SINGLE, SUBSCRIBER, WORDS,
+                         field, ingest, search)
+
+KIND_NAMES = {NONE: Text("インデックスなし", "no index"), "bigm": Text("pg_bigm", "pg_bigm"),
+              "pgroonga": Text("PGroonga", "PGroonga"), "trgm": Text("pg_trgm", "pg_trgm")}
+LOADS = {IDLE: Text("負荷なし", "idle"), LOADED: Text("挿入負荷あり", "under insert load")}
+ORIGINAL_WORD = "カレー"
+MB = 1024 * 1024
+
+
+def _kinds(run: Run) -> list[str]:
+    return [k for k in KINDS if k in run.raw["kinds"]]
+
+
+@cache
+def _measure(name: str, statistic, unit: str = "×", digits: int = 2) -> Measure:
+    return Measure(Text(name, name), statistic, unit, digits)
+
+
+def _est(run: Run, name: str, statistic, unit: str = "×", digits: int = 2) -> Number:
+    return run.estimate(_measure(name, statistic, unit, digits))
+
+
+def _ms(run: Run, condition: str, column: str, word: str = ORIGINAL_WORD) -> Number:
+    value = run.summary.get(condition, {}).get(field(column, word))
+    return Number(value, "", 2 if value is not None and value < 10 else 1)
+
+
+def data_table(run: Run) -> Table:
+    hits = run.raw["hits"]
+    rows = [[Text(f"「{w}」({len(w)} 文字)", f"“{w}” ({len(w)} characters)"),
+             Number(hits[f"{NONE}/title:{w}"], "", 0), Number(hits[f"{NONE}/description:{w}"], "", 0)] for w in WORDS]
+    return Table(Text(f"生成したデータ {run.params['rows']} 行での各語の件数", f"Rows per word in the {run.params['rows']} generated rows"),
+                 [Text("語", "Word"), Text("title に含む行", "rows with it in title"),
+                  Text("description に含む行", "rows with it in description")],
+                 rows,
+                 Text("ラウンドの前、インデックスのない表で LIKE '%語%' が数えた件数です。どのインデックスの件数も同じかは F9 が確かめます。",
+                      "Counted before the rounds by LIKE '%word%' on the table without an index; F9 checks that every index counts the same."))
+
+
+def indexes_table(run: Run) -> Table:
+    rows = []
+    for kind in [k for k in _kinds(run) if k in INDEXED]:
+        for column in COLUMNS:
+            built = run.raw["indexes"][f"search_{kind}"][f"{kind}/{column}"]
+            rows.append([KIND_NAMES[kind], column, Number(built["bytes"] / MB, "MB", 1), Number(built["build_s"], "s", 2)])
+    return Table(Text("インデックスの大きさと作成時間 (単一ノード)", "Index size and build time (single node)"),
+                 [Text("種類", "Kind"), Text("列", "Field"), Text("大きさ", "Size"), Text("作成時間", "Build time")],
+                 rows,
+                 Text(f"検索用の表のインデックスで測りました (各種類の最初のインデックスの後に作るので、PGroonga の最初のインデックスが作る Groonga のデータベースを含みません)。"
+                      f"大きさは CREATE INDEX の前後のデータベースの増分 (pg_database_size) で、PGroonga が PostgreSQL のリレーションの外に置く Groonga のファイルも含みます。"
+                      f"Groonga はファイルを大きな単位で確保するため、PGroonga の値は中身の量より大きくなります。"
+                      f"表そのもの ({run.params['rows']} 行) は {run.raw['table_bytes'] / MB:.1f} MB です。",
+                      f"Measured on the search tables' indexes, built after each kind's first index (so PGroonga's figures leave out the "
+                      f"Groonga database its first index creates). Size is the database's growth across CREATE INDEX (pg_database_size), "
+                      f"which counts the Groonga files PGroonga keeps outside PostgreSQL's relations; Groonga allocates its files in large "
+                      f"steps, so PGroonga's figures exceed what they hold. The table itself ({run.params['rows']} rows) is {run.raw['table_bytes'] / MB:.1f} MB."))
+
+
+def plans_table(run: Run) -> Table:
+    def node(plan: str) -> str:
+        lines = [line.strip().removeprefix("->  ") for line in plan.splitlines()]
+        scan = next(line for line in lines if "Scan" in line)
+        return scan.split(" on ")[0].split(" using ")[0]
+    rows = [[KIND_NAMES[k], *[node(run.raw["plans"][f"{k}/description:{w}"]) for w in WORDS]] for k in _kinds(run)]
+    return Table(Text("検索の計画 (description、EXPLAIN の最初の走査)", "Plans of the searches (description; the first scan node of EXPLAIN)"),
+                 [Text("種類", "Kind"), *[Text(f"「{w}」", f"“{w}”") for w in WORDS]], rows,
+                 Text("ラウンドの前に単一ノードで EXPLAIN (COSTS OFF) したものです。title の計画も同じ形かは F7 が数えます。",
+                      "EXPLAIN (COSTS OFF) on the single node before the rounds; F7 counts the plans of both fields."))
+
+
+def ingest_table(run: Run) -> Table:
+    original, ours = run.chapter.original["ingest"], run.summary
+    rows = []
+    for kind, column in [(NONE, None), *((k, c) for k in _kinds(run) if k != NONE for c in COLUMNS)]:
+        key = f"{kind}_{column}" if column else kind
+        condition = ingest(kind, column)
+        rows.append([KIND_NAMES[kind], column or "—", Number(original[key], "", 0) if key in original else "—",
+                     Number(ours[condition]["tps"], "", 0),
+                     _est(run, condition, lambda r, c=condition: ingest_ratio(r, c, ingest(NONE))) if kind != NONE else None])
+    rows.append([Text("パブリッシャ (インデックスなし)", "publisher (no index)"), "—", Number(original["publisher"], "", 0),
+                 Number(ours[PUBLISHER_INGEST]["tps"], "", 0),
+                 _est(run, PUBLISHER_INGEST, lambda r: ingest_ratio(r, PUBLISHER_INGEST, ingest(NONE)))])
+    return Table(Text("挿入性能: 原典の表 7.7、7.10 と本ビルド", "Insert throughput: the original's Tables 7.7 and 7.10 and this build"),
+                 [Text("インデックス", "Index"), Text("列", "Field"), Text("原典 [件/s]", "Original [inserts/s]"),
+                  Text("本ビルド [件/s]", "This build [inserts/s]"), Text(f"÷ インデックスなし{INTERVAL.ja}", f"/ no index{INTERVAL.en}")],
+                 rows,
+                 Text(f"1 クライアントの pgbench が 1 行ずつ {run.params['inserts']} 行を挿入した速さの中央値と、同じラウンドの比の中央値です。"
+                      "単一ノードとパブリッシャはそれぞれ CPU 1 個に固定しています。",
+                      f"Median rate of {run.params['inserts']} single-row inserts by one pgbench client, and the median over rounds of the "
+                      "ratio within a round. The single node and the publisher are each pinned to one CPU."))
+
+
+def _search_rows(run: Run, where: str) -> list[list]:
+    original = run.chapter.original["search"][where]
+    rows = []
+    for kind in _kinds(run):
+        for load in (IDLE, LOADED):
+            o = original[load].get(kind)
+            cond = search(kind, where, load)
+            row = [KIND_NAMES[kind], LOADS[load],
+                   Number(o["title"], "", 2) if o else "—", _ms(run, cond, "title"),
+                   Number(o["description"], "", 2) if o else "—", _ms(run, cond, "description")]
+            if where == SUBSCRIBER:
+                row.append(_est(run, f"sub/{kind}/{load}", lambda r, k=kind, lo=load: subscriber_over_single(r, k, lo)))
+            else:
+                row.append(Number(run.summary[cond].get("pending_tuples"), "", 0) if kind in ("bigm", "trgm") else "—")
+            rows.append(row)
+    return rows
+
+
+def _search_columns(last: Text) -> list[Text]:
+    return [Text("種類", "Kind"), Text("負荷", "Load"),
+            Text("原典 title [ms]", "Original title [ms]"), Text("本ビルド title [ms]", "This build title [ms]"),
+            Text("原典 description [ms]", "Original description [ms]"),
+            Text("本ビルド description [ms]", "This build description [ms]"), last]
+
+
+SEARCH_NOTE = Text(f"原典の語「{ORIGINAL_WORD}」の検索 1 回の平均時間 (pgbench -r の文ごとの値) の、ラウンドごとの中央値です。"
+                   "原典は 203,317 行、本ビルドの行数は「何を縮小したか」の表にあります。",
+                   f"Mean time of one search for the original's word “{ORIGINAL_WORD}” (pgbench -r, per statement), median over rounds. "
+                   "The original had 203,317 rows; this build's row count is in the table under \"What was scaled\".")
+
+
+def search_table(run: Run) -> Table:
+    return Table(Text("検索時間 (単一ノード): 原典の表 7.8、7.9 と本ビルド", "Search latency (single node): the original's Tables 7.8 and 7.9 and this build"),
+                 _search_columns(Text("GIN の保留リストの行", "rows in GIN's pending lists")),
+                 _search_rows(run, SINGLE),
+                 Text.join([SEARCH_NOTE, Text("保留リストの行は、検索の直後に pgstatginindex で数えた、その表の GIN インデックス (2 つ) の合計です。",
+                                              "Pending-list rows: the sum over the table's two GIN indexes, counted by pgstatginindex right after the searches.")],
+                           "", " "))
+
+
+def subscriber_table(run: Run) -> Table:
+    return Table(Text("検索時間 (サブスクライバ): 原典の表 7.11、7.12 と本ビルド",
+                      "Search latency (subscriber): the original's Tables 7.11 and 7.12 and this build"),
+                 _search_columns(Text(f"÷ 単一ノード{INTERVAL.ja}", f"/ single node{INTERVAL.en}")),
+                 _search_rows(run, SUBSCRIBER),
+                 Text.join([SEARCH_NOTE, Text("比は、すべての語と両方の列の検索時間の合計の、同じラウンドの比の中央値です。",
+                                              "The ratio is of the summed time of every word on both fields, the median over rounds of the ratio within a round.")],
+                           "", " "))
+
+
+def words_table(run: Run) -> Table:
+    rows = [[KIND_NAMES[k], *[_est(run, f"speedup/{k}/{w}", lambda r, k=k, w=w: speedup(r, k, IDLE, (w,)), "×", 0)
+                              for w in WORDS]] for k in _kinds(run) if k != NONE]
+    return Table(Text("語ごとの速さ: インデックスなしの検索時間 ÷ インデックスでの検索時間 (単一ノード、負荷なし)",
+                      "Per word: search time without an index over with it (single node, idle)"),
+                 [Text("種類", "Kind"), *[Text(f"「{w}」{INTERVAL.ja}", f"“{w}”{INTERVAL.en}") for w in WORDS]], rows,
+                 Text("両方の列の検索時間の合計の、同じラウンドの比の中央値です。1 に近いほどインデックスが役に立っていません。",
+                      "Of the summed time on both fields, the median over rounds of the ratio within a round; near 1, the index does not help."))
+
+
+def replication_table(run: Run) -> Table:
+    pub = run.summary[PUBLISHER_INGEST]
+    rows = [[Text("パブリッシャの全速の挿入", "publisher's full-speed inserts"), Number(pub["tps"], "", 0),
+             Number(100 * pub["walsender_cpu"], "%", 0), Number(pub["lag_end_bytes"] / 1024, "kB", 0),
+             Number(pub["catch_up_s"], "s", 2), Number(pub["apply_rate"], "", 0)]]
+    for kind in _kinds(run):
+        s = run.summary[search(kind, SUBSCRIBER, LOADED)]
+        rows.append([Text(f"{run.params['rate']:,} 件/s ({KIND_NAMES[kind].ja})", f"{run.params['rate']:,} inserts/s ({KIND_NAMES[kind].en})"),
+                     Number(s["load_tps"], "", 0), None, Number(s["lag_max_bytes"] / 1024, "kB", 1), None, None])
+    return Table(Text("ロジカルレプリケーション: パブリッシャ、遅延、適用の速さ", "Logical replication: publisher, lag and apply rate"),
+                 [Text("挿入", "Inserts"), Text("挿入の速さ [件/s]", "insert rate [inserts/s]"),
+                  Text("walsender の CPU (パブリッシャの CPU 1 個に対して)", "walsender's CPU (of the publisher's one CPU)"),
+                  Text("遅れ (全速: 終了時、一定レート: 最大)", "behind (full speed: at the end; fixed rate: the most)"),
+                  Text("追いつくまで", "caught up after"), Text("適用の速さ [件/s]", "apply rate [rows/s]")],
+                 rows,
+                 Text("遅れはパブリッシャの pg_current_wal_lsn() とサブスクライバが適用を報告した位置 (pg_stat_replication.replay_lsn) の差で、"
+                      "一定レートの行は負荷ありの検索の間 100 ms ごとに見た最大です。適用の速さは、最初の挿入からサブスクライバが追いつくまでの行/秒です。"
+                      "サブスクライバの全速挿入先の表は、使える種類すべての description インデックスを持ちます。",
+                      "Behind: the publisher's pg_current_wal_lsn() minus the position the subscriber reported as applied "
+                      "(pg_stat_replication.replay_lsn); for the fixed rate, the most seen every 100 ms during the loaded searches. "
+                      "Apply rate: rows per second from the first insert until the subscriber had caught up. The subscriber's copy of "
+                      "the full-speed table carries the description index of every kind the image has."))
+
+
+def ingest_chart(run: Run) -> Chart:
+    kinds = [k for k in _kinds(run) if k != NONE]
+    return Chart(Text("インデックスを付けた列ごとの挿入性能 (インデックスなしに対する比)", "Insert throughput per indexed field (over no index)"),
+                 [KIND_NAMES[k] for k in kinds],
+                 [Series(Text(c, c), *_series(run, [_measure(f"ingest/{k}/{c}", lambda r, k=k, c=c: ingest_ratio(r, ingest(k, c), ingest(NONE)))
+                                                    for k in kinds])) for c in COLUMNS],
+                 Text("÷ インデックスなし", "/ no index"))
+
+
+def _series(run: Run, measures: list[Measure]) -> tuple[list, list, list]:
+    numbers = [run.estimate(m) for m in measures]
+    return [n.value for n in numbers], [n.low for n in numbers], [n.high for n in numbers]
+
+
+def words_chart(run: Run) -> Chart:
+    kinds = [k for k in _kinds(run) if k != NONE]
+    return Chart(Text("語ごとの速さ (インデックスなし ÷ インデックス、負荷なし)", "Speed-up per word (no index over index, idle)"),
+                 [Text(f"{w} ({len(w)})", f"{w} ({len(w)})") for w in WORDS],
+                 [Series(KIND_NAMES[k], *_series(run, [_measure(f"speedup/{k}/{w}", lambda r, k=k, w=w: speedup(r, k, IDLE, (w,)), "×", 0)
+                                                       for w in WORDS])) for k in kinds],
+                 Text("× (インデックスなし ÷ あり)", "× (no index / index)"), Text("語 (文字数)", "word (characters)"))
+
+
+def rise_chart(run: Run) -> Chart:
+    kinds = _kinds(run)
+    return Chart(Text("挿入負荷による検索時間の伸び (負荷あり ÷ なし)", "Rise of search time under insert load (loaded over idle)"),
+                 [KIND_NAMES[k] for k in kinds],
+                 [Series(Text(w, w), *_series(run, [_measure(f"rise/{k}/{w}", lambda r, k=k, w=w: rise(r, k, w))
+                                                    for k in kinds]))
+                  for w in (SINGLE, SUBSCRIBER)],
+                 Text("× (負荷あり ÷ なし)", "× (loaded / idle)"))
+
+
+def numbers(run: Run) -> dict[str, Number]:
+    pub = run.summary[PUBLISHER_INGEST]
+    rows = run.raw["rows"]
+    return {
+        "walsender": Number(100 * pub["walsender_cpu"], "%", 0),
+        "rows_end": Number(max(rows[f"search_{k}"] for k in _kinds(run)), "", 0),
+        "none_rise": _est(run, "none_rise", lambda r: latency_ratio(r, search(NONE, SINGLE, LOADED), search(NONE, SINGLE, IDLE))),
+        "short_trgm": _est(run, "short_trgm", lambda r: latency_ratio(r, search("trgm", SINGLE, IDLE), search(NONE, SINGLE, IDLE),
+                                                                       words=SHORT)),
+    }
+
+
+SCALE_ROWS = [("rows", Text("読み込む行数", "rows loaded")),
+              ("pool", Text("挿入に使う別の行数", "other rows the inserts copy")),
+              ("shared_buffers", Text("shared_buffers", "shared_buffers")),
+              ("inserts", Text("挿入性能の 1 回の行数", "inserts per throughput run")),
+              ("search_s", Text("検索の 1 回の時間 [s]", "one search run [s]")),
+              ("rate", Text("背景負荷 [件/s]", "background inserts [per s]")),
+              ("rounds", Text("繰り返し (ラウンド、最小)", "repetitions (rounds, at least)"))]
+TABLES = {"data": data_table, "indexes": indexes_table, "plans": plans_table, "ingest": ingest_table,
+          "search": search_table, "subscriber": subscriber_table, "words": words_table,
+          "replication": replication_table, "scaling": scaling_table(SCALE_ROWS)}
+CHARTS = {"ingest": ingest_chart, "words": words_chart, "rise": rise_chart}
