@@ -163,12 +163,15 @@ JAPANESE = r"[\u3040-\u30ff\u3400-\u9fff]+"
 
 def _cited() -> set[str]:
     """Japanese that English pages may show: the words of cited titles and names (shown in
-    their own language), the language link."""
+    their own language), the language link, and what a chapter declares as Japanese data
+    (the words it searches for)."""
     allowed = {"日本語"}
     for chapter in registry.chapters().values():
         for source in chapter.original["sources"]:
             for text in (source["title"], *source["by"].values()):
                 allowed |= set(re.findall(JAPANESE, text))
+        for text in chapter.original.get("japanese", {}).get("data", []):
+            allowed |= set(re.findall(JAPANESE, text))
     return allowed
 
 
