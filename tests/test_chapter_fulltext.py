@@ -82,8 +82,8 @@ def _world(ingest_rates: dict[str, float] | None = None, search_ms: dict[str, fl
         extra = {"apply_rate": 0.6 * v, "lag_max_s": 0.01} if c == PUBLISHER_INGEST else {}
         rounds[c] = [{"round": i, "tps": v * n, **extra} for i, n in enumerate(BASE)]
     for c, v in times.items():
-        per_word = {field(col, w): v * n * (100.0 if c.startswith("search/trgm/") and len(w) < 3 else 1.0)
-                    for col in COLUMNS for w in WORDS for n in [1.0]}
+        per_word = {field(col, w): v * (100.0 if c.startswith("search/trgm/") and len(w) < 3 else 1.0)
+                    for col in COLUMNS for w in WORDS}
         rounds[c] = [{"round": i, **{f: t * n for f, t in per_word.items()}, "pending_tuples": 3000 if "/load" in c else 0,
                       "lag_max_s": 0.01} for i, n in enumerate(BASE)]
     plans = {f"{k}/{c}:{w}": ("Seq Scan" if k == NONE or (k == "trgm" and len(w) < 3) else "Bitmap Index Scan")
