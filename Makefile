@@ -14,10 +14,10 @@ SPHINX := $(VENV)/bin/sphinx-build -c . -W --keep-going -n -q
 comma := ,
 space := $(empty) $(empty)
 PG_LIST := $(subst $(comma),$(space),$(PG))
-# majors some chapters run beside the one under test (semaphores: 9.6, and 16 under its
-# two source builds of 16.9, images/semaphores)
-BESIDE := 9.6 16
-export SCALE RESULTS
+# majors some chapters run beside the one under test (semaphores: 9.6, and 15 under its
+# two builds of Debian's postgresql-15 source package, images/semaphores)
+BESIDE := 9.6 15
+export SCALE RESULTS REPRO
 
 .PHONY: help venv system engine image images results matrix html pdf site-check test gettext intl \
 	check-po archive lint-workflow test-images clean

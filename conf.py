@@ -2,6 +2,7 @@
 
 Build with `make html`; it runs `sphinx-build -c . docs _build/html/<lang>` per language.
 """
+import os
 import sys
 from pathlib import Path
 
@@ -42,6 +43,7 @@ html_theme_options = {"announcement": "language"}  # the block itself: _template
 html_sidebars = {"**": ["sidebar/brand.html", "sidebar/language.html", "sidebar/search.html",
                         "sidebar/scroll-start.html", "sidebar/navigation.html",
                         "sidebar/scroll-end.html"]}
+html_context = {"repro_stored": os.environ.get("REPRO") == "cached"}  # `make html REPRO=cached`
 html_last_updated_fmt = None
 html_copy_source = False
 html_show_sourcelink = False

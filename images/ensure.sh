@@ -9,7 +9,6 @@ set -euo pipefail
 major="${1:?usage: ensure.sh MAJOR}"
 valid_major "$major" || { echo "ensure.sh: PostgreSQL $major is not one of: $MAJORS" >&2; exit 2; }
 tag="repro-postgres:$major"
-resolve_sources
 recipe=$(recipe_hash)
 have=$(label "$tag" recipe || true)
 if [ "$have" = "$recipe" ]; then

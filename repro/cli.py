@@ -1,4 +1,4 @@
-"""python -m repro list | run NAME | check NAME | build | archive | new NAME | readme | clean"""
+"""python -m repro list | run NAME | check NAME | build | archive | register NAME | new NAME | readme | clean"""
 from __future__ import annotations
 
 import argparse
@@ -10,7 +10,7 @@ from typing import Any
 from . import registry, results
 from .chapter import SCALES, Run
 from .errors import ReproError
-from .verdict import STATUSES
+from .verdict import CHANGED, NOT_APPLICABLE, STATUSES
 
 DEFAULT_MAJOR = 17
 
@@ -40,7 +40,8 @@ def print_verdicts(doc: dict[str, Any]) -> int:
     width = max(len(s) for s in STATUSES)
     for v in run.verdicts:
         flag = "" if v.finding.expected else " (not expected to hold here)"
-        print(f"  {v.finding.id} {v.status.upper():{width}} {v.finding.claim.en}{flag}")
+        status = v.status.upper() if v.status not in (CHANGED, NOT_APPLICABLE) else v.badge().en.upper()
+        print(f"  {v.finding.id} {status:{width}} [{v.finding.kind}] {v.finding.claim.en}{flag}")
         for c in v.checks:
             holds_if = c.check.threshold.text(c.check.measure).en
             print(f"     {c.check.measure.label.en}: {c.number().format('en')}  "
@@ -100,9 +101,17 @@ def _scale(scale: str) -> str:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    registry.get(args.name)
+    chapter = registry.get(args.name)
     _scale(args.scale)
     failed = 0
+    if args.json:
+        runs = [Run(chapter, _load(args.name, major, args.scale)) for major in _majors(args.pg)]
+        print(json.dumps([{"chapter": chapter.name, "major": run.major, "scale": run.doc["scale"],
+                           "started": run.doc["provenance"]["started"],
+                           "verdicts": [v.as_dict() for v in run.verdicts]} for run in runs],
+                         ensure_ascii=False, indent=1))
+        failed = sum(v.failed for run in runs for v in run.verdicts)
+        return 1 if failed else 0
     for major in _majors(args.pg):
         failed += print_verdicts(_load(args.name, major, args.scale))
     if failed:
@@ -134,6 +143,16 @@ def cmd_archive(args: argparse.Namespace) -> int:
             print(f"kept {results.archive(doc).relative_to(results.ROOT)}")
             kept += 1
     print(f"{kept} result(s) kept in results/")
+    return 0
+
+
+def cmd_register(args: argparse.Namespace) -> int:
+    """Record a revision for each finding of the chapter whose claim, thresholds,
+    requirements, kind or expected flag changed (repro/claims.py)."""
+    from . import claims
+    chapter = registry.get(args.name)
+    changed = claims.register(chapter, args.why or "")
+    print(f"{chapter.name}: " + (f"registered {', '.join(changed)}" if changed else "the register is current"))
     return 0
 
 
@@ -183,6 +202,8 @@ def parser() -> argparse.ArgumentParser:
         s = sub.add_parser(name, help=text)
         if name != "build":
             s.add_argument("name")
+        if name == "check":
+            s.add_argument("--json", action="store_true", help="print the verdicts as JSON")
         if name == "run":
             s.add_argument("--dsn", help="run against an existing server (chapters that allow it)")
             s.add_argument("--force", action="store_true", help="run even if a fresh result exists")
@@ -192,6 +213,10 @@ def parser() -> argparse.ArgumentParser:
         s.set_defaults(fn=fn)
     sub.add_parser("archive", help="keep this build's results in results/ (the history)"
                    ).set_defaults(fn=cmd_archive)
+    s = sub.add_parser("register", help="record revisions of a chapter's changed claims")
+    s.add_argument("name")
+    s.add_argument("--why", help="why the claims changed (required when some did)")
+    s.set_defaults(fn=cmd_register)
     s = sub.add_parser("new", help="scaffold a new chapter (package, page, catalogue, test)")
     s.add_argument("name")
     s.set_defaults(fn=cmd_new)

@@ -16,6 +16,7 @@ import ast
 import hashlib
 import json
 import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -57,13 +58,27 @@ def load(path: Path, chapter: str | None = None) -> dict[str, Any] | None:
     return doc
 
 
+def write_atomically(path: Path, text: str) -> None:
+    """A temporary file of this process beside `path`, synced, then renamed over it: a
+    reader sees the old file or the new one, never half of one, also when two builds
+    (the two languages) write the same file at once."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
 def save(doc: dict[str, Any], path: Path | None = None) -> Path:
     """Write atomically, so an interrupted run never leaves half a file."""
     path = path or path_for(doc["chapter"], doc["major"], doc["scale"])
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(doc, ensure_ascii=False, indent=1), encoding="utf-8")
-    tmp.replace(path)
+    write_atomically(path, json.dumps(doc, ensure_ascii=False, indent=1))
     return path
 
 

@@ -7,11 +7,18 @@ the verdict and what the page and the CLI print all come from that declaration:
 
 - reproduced: every check's interval lies on the finding's side of its threshold;
 - contradicted: some check's interval lies entirely on the other side;
+- changed in N: contradicted on a major from N on, where the finding declares (and cites)
+  that PostgreSQL N changed the behaviour the original measured: news, not a failure;
 - inconclusive: otherwise (an interval straddles a threshold);
-- not applicable: a requirement (cores, major, an image feature, a kind of data) is
-  not met where the result was measured, with the reason.
+- not applicable: a requirement (CPUs, an image feature, a major that has the feature,
+  a kind of data) is not met where the result was measured; the badge names it.
 
 Mechanism checks (a syscall, a plan shape, a WAL position) are `exact`: no interval.
+
+Each finding is of one kind (KINDS): a claim of the original publication, an exact
+mechanism check, a claim of this report, or a sanity check (true by construction, so it
+reproduces nothing). The declaration is registered (repro/claims.py): a change to it
+needs a revision entry, and only runs after the revision count.
 """
 from __future__ import annotations
 
@@ -22,9 +29,24 @@ from typing import Any
 from .stats import Estimate, Rounds, estimate
 from .text import Number, Text
 
-REPRODUCED, CONTRADICTED, INCONCLUSIVE, NOT_APPLICABLE = (
-    "reproduced", "contradicted", "inconclusive", "not applicable")
-STATUSES = (REPRODUCED, CONTRADICTED, INCONCLUSIVE, NOT_APPLICABLE)
+REPRODUCED, CONTRADICTED, CHANGED, INCONCLUSIVE, NOT_APPLICABLE = (
+    "reproduced", "contradicted", "changed", "inconclusive", "not applicable")
+STATUSES = (REPRODUCED, CONTRADICTED, CHANGED, INCONCLUSIVE, NOT_APPLICABLE)
+STATUS = {
+    REPRODUCED: Text("再現した", "reproduced"),
+    CONTRADICTED: Text("再現しなかった", "contradicted"),
+    CHANGED: Text("後のメジャーで変化", "changed in a later major"),
+    INCONCLUSIVE: Text("判定できず", "inconclusive"),
+    NOT_APPLICABLE: Text("この環境では対象外", "not applicable here"),
+}
+ORIGINAL, MECHANISM, REPORT, SANITY = "original", "mechanism", "report", "sanity"
+KINDS = (ORIGINAL, MECHANISM, REPORT, SANITY)
+KIND = {
+    ORIGINAL: Text("原典の主張", "claim of the original"),
+    MECHANISM: Text("仕組みの確認", "mechanism check"),
+    REPORT: Text("本報告の主張", "claim of this report"),
+    SANITY: Text("健全性の確認", "sanity check"),
+}
 
 
 @dataclass(frozen=True)
@@ -37,6 +59,15 @@ class Measure:
     digits: int | None = None
     signed: bool = False
     exact: bool = False  # a mechanism: checked exactly, no interval
+
+    @property
+    def scale(self) -> str:
+        """How rounds are averaged (stats.SCALES): ratios and signed % changes on the log
+        scale, the rest as they are."""
+        return "ratio" if self.unit == "×" else "change" if self.unit == "%" and self.signed else "linear"
+
+    def estimate(self, rounds: Rounds) -> Estimate:
+        return estimate(self.statistic, rounds, self.exact, self.scale)
 
     def number(self, value: float | None, low: float | None = None,
                high: float | None = None) -> Number:
@@ -146,42 +177,71 @@ class Environment:
 
 @dataclass(frozen=True)
 class Requirement:
-    """What a finding needs of the environment; otherwise it is not applicable here."""
+    """What a finding needs of the environment; otherwise it is not applicable here.
+    `label` names what is lacking, short ("≥ 3 CPUs", "pg_bigm"): the badge shows it and the
+    claims register records it."""
 
     met: Callable[[Environment], bool]
     reason: Callable[[Environment], Text]
+    label: Text
     of_major: bool = False  # scopes a finding to some majors, rather than asking the machine
 
 
 def min_cpus(n: int) -> Requirement:
     return Requirement(lambda e: e.cpus is not None and e.cpus >= n,
                        lambda e: Text(f"CPU が {n} 個以上要ります (このエンジンは {e.cpus} 個)。",
-                                      f"Needs at least {n} CPUs (this engine has {e.cpus})."))
+                                      f"Needs at least {n} CPUs (this engine has {e.cpus})."),
+                       Text(f"CPU {n} 個以上", f"≥ {n} CPUs"))
+
+
+def max_cpus(n: int) -> Requirement:
+    """For a claim scoped to small machines (what holds on n CPUs need not on many)."""
+    return Requirement(lambda e: e.cpus is not None and e.cpus <= n,
+                       lambda e: Text(f"CPU が {n} 個以下のマシンについての主張です (このエンジンは {e.cpus} 個)。",
+                                      f"A claim about machines of at most {n} CPUs (this engine has {e.cpus})."),
+                       Text(f"CPU {n} 個以下", f"≤ {n} CPUs"))
 
 
 def majors(first: int | None = None, last: int | None = None, why: Text | None = None
            ) -> Requirement:
+    span = Text(f"PostgreSQL {first} 以降", f"PostgreSQL {first} or later") if last is None else \
+        Text(f"PostgreSQL {last} まで", f"PostgreSQL {last} or earlier") if first is None else \
+        Text(f"PostgreSQL {first}〜{last}", f"PostgreSQL {first} to {last}")
+
     def met(e: Environment) -> bool:
         return (first is None or e.major >= first) and (last is None or e.major <= last)
 
     def reason(e: Environment) -> Text:
-        span = Text(f"PostgreSQL {first} 以降", f"PostgreSQL {first} or later") if last is None else \
-            Text(f"PostgreSQL {last} まで", f"PostgreSQL {last} or earlier") if first is None else \
-            Text(f"PostgreSQL {first}〜{last}", f"PostgreSQL {first} to {last}")
         head = Text(f"{span.ja}が対象です (この結果は {e.major})。", f"Applies to {span.en} (this result: {e.major}).")
         return Text.join([head, why], " ", " ") if why else head
-    return Requirement(met, reason, of_major=True)
+    return Requirement(met, reason, span, of_major=True)
 
 
-def feature(name: str) -> Requirement:
-    return Requirement(lambda e: name in e.features,
-                       lambda e: Text(f"このイメージには {name} がありません。",
-                                      f"This image has no {name}."))
+def feature(name: str, why: Text | None = None) -> Requirement:
+    """An image feature (an extension, a tool); `why` says how an image gets it."""
+    def reason(e: Environment) -> Text:
+        head = Text(f"このイメージには {name} がありません。", f"This image has no {name}.")
+        return Text.join([head, why], " ", " ") if why else head
+    return Requirement(lambda e: name in e.features, reason, Text(name, name))
 
 
-def data(key: str, why: Text) -> Requirement:
+def data(key: str, why: Text, label: Text) -> Requirement:
     """A property the run recorded in its raw data (e.g. what an extension can count)."""
-    return Requirement(lambda e: bool(e.raw.get(key)), lambda e: why)
+    return Requirement(lambda e: bool(e.raw.get(key)), lambda e: why, label)
+
+
+@dataclass(frozen=True)
+class Change:
+    """PostgreSQL `major` changed what the original measured: from it on, a contradicted
+    finding is "changed in `major`" (news), with `why` and the release note or commit."""
+
+    major: int
+    why: Text
+    cite: str  # "commit 2b73a8cd33b", "PostgreSQL 14 release notes" (not translated)
+
+    def reason(self) -> Text:
+        return Text(f"{self.major} で変わりました: {self.why.ja} ({self.cite})",
+                    f"Changed in {self.major}: {self.why.en} ({self.cite})")
 
 
 @dataclass
@@ -201,14 +261,25 @@ class Verdict:
     status: str
     checks: list[CheckResult] = field(default_factory=list)
     reason: Text | None = None
+    lacking: Text | None = None  # not applicable: the requirement's label
 
     @property
     def failed(self) -> bool:
         """An expected finding contradicted: what `make test` and `repro check` fail on."""
         return self.finding.expected and self.status == CONTRADICTED
 
+    def badge(self) -> Text:
+        """The status as a reader sees it: "changed in 14", "not applicable: ≥ 3 CPUs"."""
+        base = STATUS[self.status]
+        if self.status == CHANGED and self.finding.changed_in:
+            return Text(f"{self.finding.changed_in.major} で変化", f"changed in {self.finding.changed_in.major}")
+        if self.status == NOT_APPLICABLE and self.lacking:
+            return Text(f"{base.ja}: {self.lacking.ja}", f"{base.en}: {self.lacking.en}")
+        return base
+
     def as_dict(self) -> dict[str, Any]:
         return {"id": self.finding.id, "status": self.status, "expected": self.finding.expected,
+                "kind": self.finding.kind, "badge": self.badge().as_dict(),
                 "claim": self.finding.claim.as_dict(),
                 "checks": [{"label": c.check.measure.label.as_dict(),
                             "holds_if": c.check.threshold.text(c.check.measure).as_dict(),
@@ -227,6 +298,9 @@ class Finding:
     expected: bool = True  # `make test` fails when an expected finding is contradicted
     requires: Sequence[Requirement] = ()
     explain: Callable[[Rounds, list[CheckResult]], Text | None] | None = None  # why it missed
+    changed_in: Change | None = None
+    declared_kind: str | None = None  # KINDS; by default: mechanism if every check is exact,
+    # else a claim of the original if it carries the original's number, else the report's
 
     @property
     def condition(self) -> Text:
@@ -236,13 +310,20 @@ class Finding:
     def mechanism(self) -> bool:
         return all(c.measure.exact for c in self.checks)
 
+    @property
+    def kind(self) -> str:
+        if self.declared_kind:
+            return self.declared_kind
+        return MECHANISM if self.mechanism else ORIGINAL if self.original else REPORT
+
     def judge(self, rounds: Rounds, env: Environment) -> Verdict:
         for requirement in self.requires:
             if not requirement.met(env):
-                return Verdict(self, NOT_APPLICABLE, reason=requirement.reason(env))
+                return Verdict(self, NOT_APPLICABLE, reason=requirement.reason(env),
+                               lacking=requirement.label)
         results = []
         for check in self.checks:
-            est = estimate(check.measure.statistic, rounds, check.measure.exact)
+            est = check.measure.estimate(rounds)
             if est.value is None or est.low is None or est.high is None:
                 status = INCONCLUSIVE  # nothing measured, or no interval to judge by
             else:
@@ -252,6 +333,8 @@ class Finding:
         status = (CONTRADICTED if CONTRADICTED in statuses else
                   REPRODUCED if statuses == {REPRODUCED} else INCONCLUSIVE)
         reason = self.explain(rounds, results) if self.explain and status != REPRODUCED else None
+        if status == CONTRADICTED and self.changed_in and env.major >= self.changed_in.major:
+            status, reason = CHANGED, self.changed_in.reason()
         return Verdict(self, status, results, reason)
 
 
@@ -259,8 +342,7 @@ def undecided(findings: Sequence[Finding], rounds: Rounds, env: Environment
               ) -> tuple[set[str], list[str]]:
     """What more rounds could decide: the conditions read by inconclusive findings, and
     their ids. Findings whose conditions are not all measured yet are left out. The
-    intervals are the final verdict's (same resamples, same seed): a run stops adding
-    rounds only when the verdict it will print is decided."""
+    intervals are the ones the final verdict uses."""
     conditions: set[str] = set()
     ids: list[str] = []
     for finding in findings:

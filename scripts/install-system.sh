@@ -4,7 +4,8 @@
 # With arguments, those packages instead (e.g. golang-go for `make lint-workflow`).
 #   docker.io    the Docker engine (scripts/ensure-docker.sh starts it)
 #   mmdebstrap   offline PostgreSQL images (images/build.sh)
-#   curl unzip xz-utils  the same, for zonky's server binaries (a .txz in a Maven jar)
+#   maven unzip xz-utils  the same, for zonky's server binaries (a .txz in a jar that
+#                Maven's own client fetches by its coordinates)
 #   gettext      msgfmt, to check the English catalogue
 #   plantuml graphviz  diagrams on the pages (sphinxcontrib-plantuml; without Graphviz,
 #                PlantUML draws its error message instead of a deployment diagram)
@@ -14,7 +15,7 @@
 #   stress-ng    keeps a core busy for the verdict-stability benchmark under load
 #   mecab-ipadic the IPA dictionary's word lists: the fulltext chapter's Japanese records
 set -euo pipefail
-packages=(docker.io mmdebstrap curl unzip xz-utils gettext plantuml graphviz fonts-noto-cjk chromium
+packages=(docker.io mmdebstrap maven unzip xz-utils gettext plantuml graphviz fonts-noto-cjk chromium
           texlive-lang-japanese texlive-latex-recommended texlive-latex-extra texlive-plain-generic
           texlive-fonts-recommended tex-gyre latexmk stress-ng mecab-ipadic)
 [ $# -gt 0 ] && packages=("$@")

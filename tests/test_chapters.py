@@ -4,10 +4,12 @@ contradicts no expected finding and builds every piece of its page."""
 from __future__ import annotations
 
 import dataclasses
+import random
 import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import chapter_result
@@ -15,8 +17,8 @@ from conftest import chapter_result
 from repro import registry
 from repro.chapter import SCALES, Run
 from repro.stats import Rounds
-from repro.verdict import (CONTRADICTED, NOT_APPLICABLE, REPRODUCED, Above, Below, Between, Check,
-                           Environment, Measure)
+from repro.verdict import (CONTRADICTED, NOT_APPLICABLE, REPRODUCED, SANITY, Above, Below, Between,
+                           Check, Environment, Measure)
 
 ROOT = Path(__file__).resolve().parent.parent
 CHAPTERS = sorted(registry.chapters())
@@ -74,6 +76,54 @@ def test_every_check_can_fail(name: str) -> None:
         for i, check in enumerate(finding.checks):
             bad = good[:i] + [_sides(check.threshold)[1]] + good[i + 1:]
             assert judged(bad) == CONTRADICTED, (finding.id, i)
+
+
+def _perturbed(value: Any, rng: random.Random) -> Any:
+    """The raw data with every measured number scaled by its own random factor, yes/no
+    outcomes flipped, texts (plans, tool output) blanked and empty values filled at random
+    (round numbers, and what the data are keyed by, stay)."""
+    if isinstance(value, dict):
+        return {k: v if k == "round" else _perturbed(v, rng) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_perturbed(v, rng) for v in value]
+    if isinstance(value, bool):
+        return value if rng.random() < 0.5 else not value
+    if isinstance(value, str):
+        return value if rng.random() < 0.5 else ""
+    if value is None:
+        return None if rng.random() < 0.5 else "perturbed"
+    if not isinstance(value, (int, float)):
+        return value
+    scaled = value * rng.uniform(0.3, 3.0)
+    return round(scaled) if isinstance(value, int) else scaled
+
+
+def _value(measure: Measure, raw: dict[str, Any]) -> Any:
+    try:
+        return measure.statistic(Rounds(raw))
+    except Exception as exc:  # the perturbed data broke the statistic: it did read the data
+        return repr(exc)
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_every_measure_depends_on_the_data(name: str) -> None:
+    """A measure that gives the same value whatever was measured is constant by construction:
+    perturbing the run's raw data must move each measure of every finding that is not
+    declared a sanity check."""
+    doc, _ = chapter_result(name)
+    run = Run(registry.get(name), doc)
+    constant = []
+    for v in run.verdicts:
+        if v.finding.kind == SANITY or v.status == NOT_APPLICABLE:
+            continue
+        for c in v.finding.checks:
+            before = _value(c.measure, doc["raw"])
+            if before is None or isinstance(before, str):
+                continue  # not measured in this run
+            if all(_value(c.measure, _perturbed(doc["raw"], random.Random(seed))) == before
+                   for seed in range(5)):
+                constant.append(f"{v.finding.id}: {c.measure.label.en}")
+    assert not constant, f"measures that no change of the data moves: {constant}"
 
 
 @pytest.mark.parametrize("name", CHAPTERS)

@@ -110,24 +110,25 @@ def test_undecided_names_what_more_rounds_could_decide() -> None:
 
 
 def test_rounds_are_added_for_undecided_conditions_within_the_plan() -> None:
-    calls: list[str] = []
+    """One look after the minimum rounds: what is undecided then gets rounds up to the most
+    the plan allows, with no look in between (two looks keep the error rate, see
+    tests/test_intervals.py); what is decided then stops at the minimum."""
+    looks: list[int] = []
 
     def run(name: str):
-        def one():
-            calls.append(name)
-            return {name: {"v": 1.0}}
-        return one
+        return lambda: {name: {"v": 1.0}}
 
-    def decide(measured):  # "a" stays undecided until it has 4 rounds
+    def decide(measured):  # "a" would be decided at 4 rounds: the rule does not look again
+        looks.append(len(measured["a"]))
         return ({"a"}, ["F1"]) if len(measured["a"]) < 4 else (set(), [])
 
     measured, log = run_rounds({"a": run("a"), "b": run("b")}, Plan(2, 6, 1e9),
                                Progress("t", lambda line: None), decide)
-    assert len(measured["a"]) == 4 and len(measured["b"]) == 2
-    assert [e.runs for e in log.extra] == [["a"], ["a"]] and log.stopped == "decided"
-    _, capped = run_rounds({"a": run("a")}, Plan(2, 3, 1e9), Progress("t", lambda line: None),
-                           lambda m: ({"a"}, ["F1"]))
-    assert capped.stopped == "max_rounds"
+    assert len(measured["a"]) == 6 and len(measured["b"]) == 2 and looks == [2]
+    assert [e.runs for e in log.extra] == [["a"]] * 4 and log.stopped == "max_rounds"
+    _, decided = run_rounds({"a": run("a")}, Plan(2, 6, 1e9), Progress("t", lambda line: None),
+                            lambda m: (set(), []))
+    assert decided.stopped == "decided" and not decided.extra
 
 
 def test_cache_key_freshness() -> None:

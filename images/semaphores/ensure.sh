@@ -1,43 +1,69 @@
 #!/usr/bin/env bash
-# Make repro-semaphores:sysv and repro-semaphores:posix (images/semaphores/Dockerfile):
-# PostgreSQL 16.9 built twice from the same source, System V against unnamed POSIX
-# semaphores. Does nothing for an image made by the current recipe (its
-# io.repro.image.recipe label). The source is the Go module proxy's zip of the REL_16_9
-# commit (the project's GitHub mirror), downloaded once into the cache, sha256 pinned.
+# Make repro-semaphores:sysv and repro-semaphores:posix, the semaphore control of the
+# chapter semaphores: Debian's source package of PostgreSQL MAJOR (fetched with
+# `apt-get source`, see Dockerfile.build), built twice
+# from the same source, System V against unnamed POSIX semaphores (Dockerfile.build), each
+# build put into an image of its own (Dockerfile). Does nothing for images made by the
+# current recipe (their io.repro.image.recipe label). Leaves no build image behind.
 set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 HERE="$IMAGES_DIR/semaphores"
-VERSION=16.9
-COMMIT=6e4ab1b69197  # REL_16_9, "Stamp 16.9."
-ZIP_URL=https://proxy.golang.org/github.com/postgres/postgres/@v/v0.0.0-20250505203008-$COMMIT.zip
-ZIP_SHA256=ba802511eb34a99d8449fc46d512f34f2b1273324dad4a8e2ca2954630ceb246
-zip="$CACHE_DIR/sources/postgres-$VERSION.zip"
+MAJOR=15  # a major Debian ships (bookworm), whose image here is Debian's own packages
+base="repro-postgres:$MAJOR"
+build="repro-semaphores-build:$MAJOR"
 
-recipe=$( { sha256 "$HERE/Dockerfile"; sha256 "$HERE/ensure.sh"; echo "$ZIP_SHA256";
-            docker image inspect -f '{{.Id}}' repro-postgres:16; } | sha256sum | cut -c1-16)
+base_id=$(docker image inspect -f '{{.Id}}' "$base" 2> /dev/null) \
+  || { echo "error: $base is missing: run images/ensure.sh $MAJOR first" >&2; exit 1; }
+recipe=$( { sha256 "$HERE/Dockerfile"; sha256 "$HERE/Dockerfile.build"; sha256 "$HERE/ensure.sh"
+            echo "$base_id"; } | sha256sum | cut -c1-16)
 missing=""
 for kind in sysv posix; do
   [ "$(label "repro-semaphores:$kind" recipe || true)" = "$recipe" ] || missing="$missing $kind"
 done
 if [ -z "$missing" ]; then
-  echo "repro-semaphores:sysv, :posix: present (PostgreSQL $VERSION from source, recipe $recipe)"
+  echo "repro-semaphores:sysv, :posix: present ($(label repro-semaphores:sysv source), recipe $recipe)"
   exit 0
 fi
-if [ ! -s "$zip" ]; then
-  mkdir -p "$(dirname "$zip")"
-  echo "downloading $ZIP_URL" >&2
-  curl -fsSL --retry 3 -o "$zip.part" "$ZIP_URL"
-  mv "$zip.part" "$zip"
-fi
-[ "$(sha256 "$zip")" = "$ZIP_SHA256" ] || { echo "error: $zip is not the pinned source (sha256)" >&2; exit 1; }
+mkdir -p "$CACHE_DIR/logs"
+log="$CACHE_DIR/logs/semaphores.log"
+: > "$log"
 context=$(mktemp -d)
-trap 'rm -rf "$context"' EXIT
-cp "$HERE/Dockerfile" "$context/" && cp "$zip" "$context/postgres.zip"
+cleanup() {
+  rm -rf "$context"
+  docker rmi "$build" > /dev/null 2>&1 || true
+  local id dangling  # layers a failed build left: the dangling ones the log names
+  dangling=$(docker images -q --filter dangling=true)
+  for id in $(sed -nE 's/^ ---> ([0-9a-f]{12})$/\1/p' "$log" | sort -u); do
+    if grep -qx "$id" <<< "$dangling"; then docker rmi "$id" > /dev/null 2>&1 || true; fi
+  done
+}
+trap cleanup EXIT
+fail() {
+  if grep -qiE 'hash sum mismatch|checksum|does not match' "$log"; then
+    echo "error: Debian's source package of postgresql-$MAJOR failed its checksum (see $log)" >&2
+  else
+    echo "error: $1 (the log's end follows; full log: $log)" >&2
+    tail -n 20 "$log" >&2
+  fi
+  exit 1
+}
+
+echo "repro-semaphores: building Debian's postgresql-$MAJOR source twice, System V and POSIX (about 5 minutes)"
+cp "$HERE/Dockerfile.build" "$context/"
+docker build --rm --force-rm -f "$context/Dockerfile.build" --build-arg BASE="$base" \
+  --build-arg MAJOR="$MAJOR" -t "$build" "$context" >> "$log" 2>&1 || fail "the build stage failed"
+source=$(docker run --rm --entrypoint cat "$build" /out/source)  # "postgresql-15 15.18-0+deb12u1"
 for kind in $missing; do
   case "$kind" in sysv) api=SYSV ;; posix) api=UNNAMED_POSIX ;; esac
-  echo "repro-semaphores:$kind: building PostgreSQL $VERSION with PREFERRED_SEMAPHORES=$api (about 2 minutes)"
-  docker build --force-rm --build-arg SEMAPHORES="$api" -t "repro-semaphores:$kind" \
-    --label io.repro.image.origin="source-$VERSION-$kind" --label io.repro.image.recipe="$recipe" \
-    --label io.repro.image.version="$VERSION" --label io.repro.image.features="strace,procps" \
-    --label io.repro.image.semaphores="$api" "$context" > "$CACHE_DIR/semaphores-$kind.log" || { tail -n 30 "$CACHE_DIR/semaphores-$kind.log" >&2; exit 1; }
+  rm -rf "$context/final" && mkdir -p "$context/final"
+  cp "$HERE/Dockerfile" "$context/final/"
+  docker run --rm --entrypoint tar "$build" -C "/out/$api" -cf - . > "$context/final/server.tar"
+  docker build --rm --force-rm --build-arg BASE="$base" --build-arg MAJOR="$MAJOR" \
+    --label io.repro.image.origin="debian-source-$kind" --label io.repro.image.recipe="$recipe" \
+    --label io.repro.image.source="$source (Debian source package)" \
+    --label io.repro.image.version="$(docker run --rm --entrypoint sh "$build" -c \
+        "/out/$api/usr/lib/postgresql/$MAJOR/bin/postgres --version" | awk '{print $3}')" \
+    --label io.repro.image.features="strace,procps" --label io.repro.image.semaphores="$api" \
+    -t "repro-semaphores:$kind" "$context/final" >> "$log" 2>&1 || fail "repro-semaphores:$kind did not build"
+  echo "repro-semaphores:$kind: $source, PREFERRED_SEMAPHORES=$api"
 done

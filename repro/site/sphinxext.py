@@ -28,11 +28,12 @@ from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
-from .. import registry, results
+from .. import claims, registry, results
 from ..chapter import Chapter, Run, Table
 from ..errors import ReproError
 from ..text import Number, Text
-from ..verdict import NOT_APPLICABLE, Verdict
+from ..verdict import (CHANGED, CONTRADICTED, INCONCLUSIVE, KIND, KINDS, NOT_APPLICABLE, REPRODUCED,
+                       Verdict)
 from . import charts, store
 from .search import SearchJapaneseBigrams
 from .words import STATUS, WORDS
@@ -73,10 +74,36 @@ def doc_link(text: str, docname: str) -> addnodes.pending_xref:
     return ref
 
 
-def badge(status: str, lang: str, stale: bool = False) -> nodes.inline:
-    """A verdict as a coloured label; "(!)" marks a result that is not fresh."""
-    return nodes.inline(text=STATUS[status](lang) + (" (!)" if stale else ""),
+def badge(status: str, lang: str, stale: bool = False, label: Text | None = None) -> nodes.inline:
+    """A verdict as a coloured label ("changed in 14", "not applicable: ≥ 3 CPUs"); "(!)"
+    marks a result that is not fresh."""
+    return nodes.inline(text=(label or STATUS[status])(lang) + (" (!)" if stale else ""),
                         classes=["repro-status", status.replace(" ", "-")])
+
+
+def verdict_badge(v: Verdict, lang: str, stale: bool = False) -> nodes.inline:
+    return badge(v.status, lang, stale, v.badge())
+
+
+def source_text(shown: store.Shown) -> Text:
+    """Where a result's numbers come from: this build's run, or a stored run with its date,
+    machine, commit and whether the tree had uncommitted changes."""
+    doc = shown.run.doc
+    prov, host = doc["provenance"], doc["provenance"]["host"]
+    major, when = _major(doc["major"]), _when(prov["started"])
+    if shown.this_build:
+        return Text(f"このビルドの実行 (PostgreSQL {major}、{when}、{doc['scale']} スケール)",
+                    f"this build's run (PostgreSQL {major}, {when}, {doc['scale']} scale)")
+    git = prov.get("git") or {}
+    commit = (git.get("commit") or "?")[:10]
+    cpu = f"{(host.get('cpu_model') or '?').split(' @')[0]} × {host.get('engine_cpus')}"
+    dirty = Text("、未コミットの変更あり", ", with uncommitted changes") if git.get("dirty") else Text("", "")
+    return Text(f"保存された実行 (PostgreSQL {major}、{when}、{doc['scale']} スケール、{cpu}、コミット {commit}{dirty.ja})",
+                f"a stored run (PostgreSQL {major}, {when}, {doc['scale']} scale, {cpu}, commit {commit}{dirty.en})")
+
+
+def source_para(shown: store.Shown, lang: str) -> nodes.paragraph:
+    return para(WORDS["source"](lang) + source_text(shown)(lang), ["repro-source"])
 
 
 def para(text: str, classes: list[str] | None = None) -> nodes.paragraph:
@@ -190,16 +217,15 @@ class StatusDirective(_ChapterDirective):
             box += para(WORDS["missing" if shown.why == "missing" else "corrupt"](self.lang))
             return [box]
         doc = shown.run.doc
+        source = source_text(shown)(self.lang)
         if shown.why is None:
-            prov = doc["provenance"]
             box = nodes.note()
             box += para(WORDS["fresh"](self.lang).format(
-                major=_major(doc["major"]), started=_when(prov["started"]), scale=doc["scale"],
-                duration=f"{prov['duration_s']:.0f}"))
+                source=source, duration=f"{doc['provenance']['duration_s']:.0f}"))
         else:
             box = nodes.warning()
             reason = WORDS[shown.why](self.lang).format(scale=doc["scale"])
-            box += para(WORDS["stale"](self.lang).format(why=reason))
+            box += para(WORDS["stale"](self.lang).format(why=reason, source=source))
         return [box]
 
 
@@ -225,26 +251,67 @@ class FindingsDirective(_ChapterDirective):
     and how often it held in stored runs of the same experiment."""
 
     def build_run(self, run: Run) -> list[nodes.Node]:
-        lang, name = self.lang, self.chapter().name
-        held = store.held(name, run.major, run.doc["scale"])
+        lang, chapter = self.lang, self.chapter()
+        held = store.held(chapter.name, run.major, run.doc["scale"])
         rows: list[list[Any]] = []
         for v in run.verdicts:
             f = v.finding
+            ident = nodes.paragraph(text=f.id)
+            ident += nodes.inline(text=" " + KIND[f.kind](lang), classes=["repro-kind", f.kind])
             claim = nodes.paragraph()
             claim += nodes.strong(text=f.claim(lang))
             if not f.expected:
                 claim += nodes.Text(" " + WORDS["not_expected"](lang))
             verdict = nodes.paragraph()
-            verdict += badge(v.status, lang)
+            verdict += verdict_badge(v, lang)
             k, n = held.get(f.id, (0, 0))
-            rows.append([f.id, claim, f.original, _checks_cell(v, lang), verdict,
-                         WORDS["held_cell"].format(k=k, n=n) if n else None])
+            since = claims.counted_since(chapter, f.id)
+            rows.append([ident, claim, f.original, _checks_cell(v, lang), verdict,
+                         WORDS["held_cell"].format(k=k, n=n, since=(since or "")[:10])])
         table = Table(Text("知見と判定", "Findings and verdicts"),
                       [WORDS[k] for k in ("finding", "claim", "original", "measured", "status", "held")],
-                      rows, WORDS["interval"])
+                      rows, Text.join([WORDS["interval"], WORDS["held_note"]], "", " "))
         out = table_node(table, lang)
         out[0]["classes"].append("repro-findings")
-        return out
+        return out + _revisions(chapter, lang)
+
+
+def _revisions(chapter: Chapter, lang: str) -> list[nodes.Node]:
+    """The register's revisions of this chapter's claims (first registrations aside)."""
+    rows: list[list[Any]] = []
+    first = None
+    for fid, entry in sorted(claims.load(chapter).items(), key=lambda kv: _finding_order(kv[0])):
+        for r in entry.get("revisions", []):
+            if r["what"] == "registered":
+                first = min(first or r["date"], r["date"])
+                continue
+            change = "; ".join(f"{k}: {_plain(r['old'].get(k) if r['old'] else None)} → {_plain(v)}"
+                               for k, v in (r["new"] or {}).items() if k != "claim_ja")
+            rows.append([fid, r["date"][:10], change or WORDS[r["what"]](lang), r["why"]])
+    out: list[nodes.Node] = []
+    if first:
+        out.append(para(WORDS["registered"](lang).format(date=first[:10]), ["repro-table-note"]))
+    if rows:
+        table = Table(Text("主張の改訂 (英語の記録)", "Revisions of the claims"),
+                      [WORDS["finding"], Text("日付", "Date"), Text("変更 (旧 → 新)", "Change (old → new)"),
+                       WORDS["why"]], rows)
+        built = table_node(table, lang, [8, 12, 50, 30])
+        built[0]["classes"].append("repro-revisions")
+        out += built
+    return out
+
+
+def _finding_order(fid: str) -> tuple[int, str]:
+    digits = "".join(ch for ch in fid if ch.isdigit())
+    return (int(digits) if digits else 0, fid)
+
+
+def _plain(value: Any) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, list):
+        return " / ".join(map(str, value)) or "—"
+    return str(value)
 
 
 class MajorsDirective(_ChapterDirective):
@@ -265,7 +332,7 @@ def _matrix_cell(shown: store.Shown, fid: str, lang: str) -> nodes.Node:
     v = next(v for v in shown.run.verdicts if v.finding.id == fid)
     cell = nodes.container()
     p = nodes.paragraph()
-    p += badge(v.status, lang, stale=shown.why is not None)
+    p += verdict_badge(v, lang, stale=shown.why is not None)
     cell += p
     key = v.checks[0].number().format(lang) if v.checks else ""
     if key:
@@ -274,14 +341,11 @@ def _matrix_cell(shown: store.Shown, fid: str, lang: str) -> nodes.Node:
 
 
 def _measured_where(shown: store.Shown, lang: str) -> nodes.Node:
-    """A matrix column's own provenance: when, where and at what scale it was measured."""
+    """A matrix column's own source: this build's run, or a stored one (date, machine,
+    commit, uncommitted changes)."""
     if shown.run is None:
         return nodes.paragraph(text="—")
-    doc = shown.run.doc
-    host = doc["provenance"]["host"]
-    return para(f"{doc['provenance']['started'][:10]}, {doc['scale']}, "
-                f"{host.get('engine_cpus')} CPU, {(host.get('cpu_model') or '').split(' @')[0]}",
-                ["repro-reason"])
+    return para(source_text(shown)(lang), ["repro-reason"])
 
 
 def _majors_table(name: str, shown: dict[float, store.Shown], lang: str) -> nodes.Node:
@@ -419,9 +483,10 @@ class TableDirective(_PieceDirective):
     kind = "tables"
 
     def build_run(self, run: Run) -> list[nodes.Node]:
-        out = table_node(self.builder()(run), self.lang)
+        table = self.builder()(run)
+        out = table_node(table, self.lang)
         self.add_name(out[0])
-        return out
+        return out + ([source_para(self.shown(), self.lang)] if table.measured else [])
 
 
 class ChartDirective(_PieceDirective):
@@ -451,7 +516,7 @@ class ChartDirective(_PieceDirective):
             figure += nodes.image(uri="/" + os.path.relpath(png, self.env.srcdir), width="100%")
         figure += nodes.caption(text=chart.title(self.lang))
         self.add_name(figure)
-        return [figure]
+        return [figure, source_para(self.shown(), self.lang)]
 
 
 TARGETS = {"container": Text("この実行が起動したコンテナ", "containers this run started"),
@@ -542,7 +607,7 @@ class LedgerDirective(_Directive):
                 continue
             for i, v in enumerate(shown.run.verdicts):
                 cell = nodes.paragraph()
-                cell += badge(v.status, lang, stale=shown.why is not None)
+                cell += verdict_badge(v, lang, stale=shown.why is not None)
                 rows.append([link if i == 0 else "", v.finding.id, v.finding.claim, cell])
             stale |= shown.why is not None
         table = Table(Text("知見の一覧", "Findings ledger"),
@@ -551,6 +616,74 @@ class LedgerDirective(_Directive):
         out[0]["classes"].append("repro-ledger")
         if stale:
             out.append(nodes.paragraph(text=WORDS["stale_mark"](lang)))
+        return out
+
+
+ORDER = (REPRODUCED, CONTRADICTED, CHANGED, INCONCLUSIVE, NOT_APPLICABLE, "missing")
+
+
+def across(statuses: list[str]) -> str:
+    """A finding's verdict over the majors that have a result: changed if some major changed
+    it, contradicted if some contradicts it, reproduced if every applicable one reproduces
+    it, else inconclusive; not applicable where no major could test it."""
+    tested = [s for s in statuses if s != NOT_APPLICABLE]
+    for status in (CHANGED, CONTRADICTED):
+        if status in tested:
+            return status
+    if not tested:
+        return NOT_APPLICABLE
+    return REPRODUCED if set(tested) == {REPRODUCED} else INCONCLUSIVE
+
+
+class SummaryDirective(_Directive):
+    """The front page's answer: per kind of finding, how many are reproduced, contradicted,
+    changed in a later major, inconclusive or not testable here, on the site's major and
+    across every major with a result; then the findings a later major changed."""
+
+    def build(self) -> list[nodes.Node]:
+        lang = self.lang
+        here: dict[str, dict[str, int]] = {k: dict.fromkeys(ORDER, 0) for k in KINDS}
+        over: dict[str, dict[str, int]] = {k: dict.fromkeys(ORDER, 0) for k in KINDS}
+        changed: list[Text] = []
+        stored = False
+        for name, chapter in registry.chapters().items():
+            self.depend_on(name)
+            shown = store.current(name, self.site_major, self.scale)
+            ok = shown.run is not None and "unavailable" not in shown.run.doc
+            stored |= shown.run is not None and not shown.this_build
+            now = {v.finding.id: v for v in shown.run.verdicts} if ok else {}
+            by_major = {m: {v.finding.id: v for v in s.run.verdicts}
+                        for m, s in store.majors(name, self.scale).items()
+                        if s.run is not None and "unavailable" not in s.run.doc}
+            for f in chapter.findings:
+                here[f.kind][now[f.id].status if f.id in now else "missing"] += 1
+                over[f.kind][across([vs[f.id].status for vs in by_major.values()]) if by_major else "missing"] += 1
+                first = next((m for m, vs in sorted(by_major.items()) if vs[f.id].status == CHANGED), None)
+                if first is not None:
+                    v = by_major[first][f.id]
+                    link = f"{chapter.title(lang)} {f.id}"
+                    changed.append(Text(f"{link}: {f.claim.ja} — {v.reason.ja}",
+                                        f"{link}: {f.claim.en} — {v.reason.en}"))
+        out: list[nodes.Node] = []
+        for counts, caption in ((here, WORDS["summary_here"].format(major=_major(self.site_major))),
+                                (over, WORDS["summary_over"])):
+            rows: list[list[Any]] = [[KIND[k], *(Number(counts[k][s], "", 0) for s in ORDER),
+                                      Number(sum(counts[k].values()), "", 0)] for k in KINDS]
+            table = Table(caption, [WORDS["kind"], *(STATUS.get(s, WORDS["no_result"]) for s in ORDER),
+                                    WORDS["total"]], rows,
+                          WORDS["summary_note"])
+            built = table_node(table, lang)
+            built[0]["classes"].append("repro-summary")
+            out += built
+        out.append(nodes.rubric(text=WORDS["changed_list"](lang)))
+        items = nodes.bullet_list()
+        for text in changed or [WORDS["none_changed"]]:
+            item = nodes.list_item()
+            item += nodes.paragraph(text=text(lang))
+            items += item
+        out.append(items)
+        if stored:
+            out.append(para(WORDS["summary_stored"](lang), ["repro-source"]))
         return out
 
 
@@ -571,19 +704,22 @@ class EnvironmentDirective(_Directive):
     """The machine this build measured on, from the newest fresh result (front page)."""
 
     def build(self) -> list[nodes.Node]:
-        fresh = []
+        fresh: list[store.Shown] = []
         for name in registry.chapters():
             self.depend_on(name)
             shown = store.current(name, self.site_major, self.scale)
             if shown.run is not None and shown.why is None:
-                fresh.append(shown.run.doc)
+                fresh.append(shown)
         if not fresh:
             return [nodes.paragraph(text=WORDS["no_result"](self.lang))]
-        values = provenance_values(max(fresh, key=lambda d: d["provenance"]["started"]))
+        newest = max(fresh, key=lambda s: (s.this_build, s.run.doc["provenance"]["started"]))
+        values = provenance_values(newest.run.doc)
         keys = ("cpu", "memory", "kernel", "storage", "clocksource", "docker")
         rows: list[list[Any]] = [[label, values[k]] for k, label in PROVENANCE if k in keys]
-        table = Table(Text("このビルドの実行環境", "This build's environment"),
-                      [Text("項目", "Item"), Text("値", "Value")], rows)
+        caption = (Text("このビルドの実行環境", "This build's environment") if newest.this_build else
+                   Text("保存された最新の実行の環境 (このビルドは章を実行していません)",
+                        "The environment of the newest stored run (this build ran no chapter)"))
+        table = Table(caption, [Text("項目", "Item"), Text("値", "Value")], rows)
         return table_node(table, self.lang, [25, 75])
 
 
@@ -612,12 +748,24 @@ class SourcesDirective(_Directive):
                 if i:
                     chapters += nodes.Text(", ")
                 chapters += doc_link(name, f"chapters/{name}")
-            rows.append([title, Text(**source["by"]), source["date"] or "—", Text(**source["subject"]),
-                         chapters])
+            date = source["date"] or "—"
+            if source.get("date_inferred"):
+                date = WORDS["inferred"].format(date=date)
+            rows.append([title, Text(**source["by"]), date, Text(**source["subject"]), chapters])
         table = Table(Text("原典", "Sources"), [Text("題名", "Title"), Text("著者・組織", "Author"),
                                                 Text("日付", "Date"), Text("対象", "Subject"),
                                                 WORDS["chapter"]], rows)
         return table_node(table, lang, [34, 18, 12, 24, 12])
+
+
+def run_numbers(chapter: Chapter, run: Run) -> dict[str, Number]:
+    """The numbers a page may cite: the chapter's own, and the machine's CPU count (`cpus`)
+    and the rounds the run's conditions got at least and at most (`rounds`, `max_rounds`)."""
+    counts = [run.rounds.count(c) for c in run.rounds.conditions()]
+    machine = {"cpus": Number(run.doc["provenance"]["host"].get("engine_cpus"), "", 0),
+               "rounds": Number(min(counts, default=None), "", 0),
+               "max_rounds": Number(max(counts, default=None), "", 0)}
+    return machine | chapter.numbers(run)
 
 
 class NumberRole(SphinxRole):
@@ -631,7 +779,7 @@ class NumberRole(SphinxRole):
         shown = store.current(name, self.config.repro_major, self.config.repro_scale)
         if shown.run is None or "unavailable" in shown.run.doc:
             return [nodes.inline(text="—")], []
-        numbers = chapter.numbers(shown.run)
+        numbers = run_numbers(chapter, shown.run)
         if key not in numbers:
             msg = self.inliner.reporter.error(f"{name} has no number {key!r}", line=self.lineno)
             return [], [msg]
@@ -732,7 +880,8 @@ def setup(app: Sphinx) -> dict[str, Any]:
             ("repro-table", TableDirective), ("repro-chart", ChartDirective),
             ("repro-provenance", ProvenanceDirective), ("repro-download", DownloadDirective),
             ("repro-ledger", LedgerDirective), ("repro-matrix", MatrixDirective),
-            ("repro-environment", EnvironmentDirective), ("repro-sources", SourcesDirective)):
+            ("repro-environment", EnvironmentDirective), ("repro-sources", SourcesDirective),
+            ("repro-summary", SummaryDirective)):
         app.add_directive(name, directive)
     app.add_role("repro-num", NumberRole())
     app.add_role("repro-repository", RepositoryRole())

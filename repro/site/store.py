@@ -11,10 +11,11 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from datetime import datetime
 from functools import cache
 from pathlib import Path
 
-from .. import registry, results
+from .. import claims, registry, results
 from ..chapter import HASHED, Run
 from ..verdict import REPRODUCED
 
@@ -24,10 +25,12 @@ JUDGE_CODE = ("chapter.py", "stats.py", "text.py", "verdict.py")
 
 @dataclass(frozen=True)
 class Shown:
-    """A chapter's result as a page shows it: the run, and why it is not fresh (None if it is)."""
+    """A chapter's result as a page shows it: the run, why it is not fresh (None if it is),
+    and whether it is this build's run or a stored one (results/, RESULTS)."""
 
     run: Run | None
     why: str | None  # None | "missing" | "corrupt" | "code_changed" | "scale_changed"
+    this_build: bool = False
 
 
 @cache
@@ -57,11 +60,12 @@ def current(name: str, major: float, scale: str) -> Shown:
         run = (same_scale or runs or [None])[-1]
     if run is None:
         return Shown(None, "missing")
+    mine = doc is not None
     if run.doc["key"]["experiment"] != experiment_hash(name, run.doc["scale"]):
-        return Shown(run, "code_changed")
+        return Shown(run, "code_changed", mine)
     if run.doc["scale"] != scale:
-        return Shown(run, "scale_changed")
-    return Shown(run, None)
+        return Shown(run, "scale_changed", mine)
+    return Shown(run, None, mine)
 
 
 def majors(name: str, scale: str) -> dict[float, Shown]:
@@ -91,22 +95,30 @@ def statuses(run: Run) -> dict[str, str]:
     ident = hashlib.sha256(json.dumps([run.doc["key"], run.doc["provenance"]["started"],
                                        run.major, judge_hash(name)]).encode()).hexdigest()[:20]
     path = results.build_dir().parent / "verdicts" / name / f"{ident}.json"
-    if path.exists():
+    try:
         return json.loads(path.read_text())
+    except (OSError, ValueError):  # missing, or half-written by a build that died: judge again
+        pass
     found = {v.finding.id: v.status for v in run.verdicts}
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(found))
+    results.write_atomically(path, json.dumps(found))
     return found
 
 
 def held(name: str, major: float, scale: str) -> dict[str, tuple[int, int]]:
-    """Per finding: in how many of the stored runs of the current experiment it was
-    reproduced, and of how many runs."""
+    """Per finding: in how many of the runs of the current experiment that started after
+    the finding's latest registered revision it was reproduced, and of how many (the runs
+    that led to a revision never count for it)."""
+    chapter = registry.get(name)
     runs = history(name, major, scale)
-    counts = {f.id: [0, len(runs)] for f in registry.get(name).findings}
-    for run in runs:
-        for fid, status in statuses(run).items():
-            if fid in counts and status == REPRODUCED:
-                counts[fid][0] += 1
-    return {k: (v[0], v[1]) for k, v in counts.items()}
+    counts = {}
+    for f in chapter.findings:
+        since = claims.counted_since(chapter, f.id)
+        after = [r for r in runs if since is None or _time(r.doc["provenance"]["started"]) > _time(since)]
+        k = sum(statuses(r).get(f.id) == REPRODUCED for r in after)
+        counts[f.id] = (k, len(after))
+    return counts
+
+
+def _time(iso: str) -> datetime:
+    return datetime.fromisoformat(iso)
 

@@ -2,14 +2,7 @@
 from __future__ import annotations
 
 from ..text import Text
-from ..verdict import CONTRADICTED, INCONCLUSIVE, NOT_APPLICABLE, REPRODUCED
-
-STATUS = {
-    REPRODUCED: Text("再現した", "reproduced"),
-    CONTRADICTED: Text("再現しなかった", "contradicted"),
-    INCONCLUSIVE: Text("判定できず", "inconclusive"),
-    NOT_APPLICABLE: Text("この環境では対象外", "not applicable here"),
-}
+from ..verdict import KIND, STATUS  # noqa: F401 (the site's words, with the judge's)
 WORDS = {
     "finding": Text("知見", "Finding"),
     "claim": Text("内容", "Claim"),
@@ -17,30 +10,59 @@ WORDS = {
     "measured": Text("本ビルドの測定値 [95% 信頼区間] と判定条件", "This build [95 % interval], and when it holds"),
     "condition": Text("条件", "holds if"),
     "status": Text("判定", "Verdict"),
-    "held": Text("過去の実行で再現", "Held in stored runs"),
-    "held_cell": Text("{k} / {n} 回", "{k} of {n}"),
+    "held": Text("主張の確定後の実行で再現", "Held in runs since the claim was fixed"),
+    "held_cell": Text("{k} / {n} 回 ({since} 以降)", "{k} of {n} (since {since})"),
+    "held_note": Text("「主張の確定後の実行で再現」は、知見の最新の改訂 (登録) より後に始まった、同じ実験コードの実行だけを数えます。"
+                      "改訂のきっかけになった実行や、判定条件を決めるのに使った実行は数えません。",
+                      "\"Held in runs since the claim was fixed\" counts only runs of the same experiment code "
+                      "that started after the finding's latest revision (or registration): the runs that "
+                      "led to a revision, or that set a threshold, never count."),
+    "registered": Text("この章の主張 (内容、判定条件、要件、種類、期待) は {date} に登録されました。変更は改訂として記録されます。",
+                       "This chapter's claims (claim, thresholds, requirements, kind, expected flag) were "
+                       "registered on {date}; every change since is recorded as a revision."),
+    "revised": Text("改訂", "revised"),
+    "withdrawn": Text("取り下げ", "withdrawn"),
+    "source": Text("出所: ", "Source: "),
+    "kind": Text("種類", "Kind"),
+    "inferred": Text("{date} (推定: 記事に日付がないため、使った版から)", "{date} (inferred from the versions used: the copy carries no date)"),
+    "total": Text("計", "Total"),
+    "summary_here": Text("PostgreSQL {major} での判定 (知見の種類ごと)", "Verdicts on PostgreSQL {major}, by kind of finding"),
+    "summary_over": Text("結果のあるすべてのメジャーバージョンを通した判定 (知見の種類ごと)",
+                         "Verdicts across every major with a result, by kind of finding"),
+    "summary_note": Text("健全性の確認は実験の組み立てから成り立つもので、何も再現しません。メジャーバージョンを通した判定は、"
+                         "どれかのメジャーで変化していれば「後のメジャーで変化」、どれかで再現しなければ「再現しなかった」、"
+                         "対象になるすべてで再現していれば「再現した」です。",
+                         "Sanity checks hold by construction and reproduce nothing. Across majors, a finding is "
+                         "\"changed\" if some major changed it, \"contradicted\" if some major contradicts it, "
+                         "and \"reproduced\" if every major it applies to reproduces it."),
+    "changed_list": Text("公開の後のメジャーバージョンで変わった知見", "Findings that a later major changed"),
+    "none_changed": Text("(結果のあるメジャーバージョンには、まだありません)", "(none yet on the majors with a result)"),
+    "summary_stored": Text("注意: この集計の一部は、このビルドではなく保存された実行の結果です (各章のページに出所があります)。",
+                           "Note: part of these counts comes from stored runs, not from this build (each chapter "
+                           "page names its sources)."),
     "why": Text("理由", "Why"),
     "not_expected": Text("(この環境では成立を期待しない)", "(not expected to hold here)"),
     "missing": Text("この章の結果はまだありません。`make html` で実行されます。",
                     "This chapter has no result yet; `make html` runs it."),
     "corrupt": Text("結果ファイルが壊れています。", "The result file is corrupt."),
-    "stale": Text("注意: 下の数値はこのビルドの実験コードで測ったものではありません ({why})。"
+    "stale": Text("注意: 下の数値はこのビルドの実験コードで測ったものではありません ({why})。出所は{source}です。"
                   "`make html` (REPRO=cached なし) で再実行されます。",
                   "Caution: the numbers below were not measured by this build's experiment code "
-                  "({why}); `make html` without REPRO=cached runs the chapter again."),
+                  "({why}); they come from {source}. `make html` without REPRO=cached runs the chapter again."),
     "code_changed": Text("実験のコードが変わっています", "the experiment has changed"),
     "scale_changed": Text("スケールが {scale} です", "it was run at {scale} scale"),
-    "fresh": Text("このページの数値は、PostgreSQL {major} で {started} に {scale} スケールで実行した結果 "
-                  "({duration} 秒) から生成されています。",
-                  "The numbers on this page come from the run on PostgreSQL {major} of {started} "
-                  "at {scale} scale ({duration} s)."),
+    "fresh": Text("このページの数値は、ことわりのないかぎり{source}の結果 ({duration} 秒) から生成されています。"
+                  "別の実行からの表と図には、その出所を添えています。",
+                  "Unless said otherwise, the numbers on this page come from {source} ({duration} s); "
+                  "a table or chart from another run names its source."),
     "stale_mark": Text("(!) この結果は、このビルドの実験コードやスケールで測ったものではありません。",
                        "(!) this result was not measured with this build's experiment code or scale."),
     "no_result": Text("(結果なし)", "(no result)"),
     "chapter": Text("章", "Chapter"),
     "download": Text("この結果 (JSON)", "This result (JSON)"),
-    "interval": Text("[ ] 内は、ラウンドを単位としたブートストラップによる 95% 信頼区間です。",
-                     "Brackets give the 95 % confidence interval, bootstrapped over rounds."),
+    "interval": Text("[ ] 内は 95% 信頼区間です。各ラウンドの値の平均に対する t 分布による区間で、比と変化は対数で求めます。",
+                     "Brackets give the 95 % confidence interval: Student's t over the rounds' values "
+                     "(on the log scale for ratios and changes)."),
     "unavailable": Text("実行できない", "cannot run"),
     "no_repository": Text("このビルドには公開されたリポジトリのアドレスが記録されていません。"
                           "サイトの元になったソースを使ってください",

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...text import Text
-from ...verdict import Above, Below, Between, Check, Finding, Measure, majors, min_cpus
+from ...verdict import Above, Below, Between, Change, Check, Finding, Measure, majors, min_cpus
 from .analysis import mean_kb, per_block
 
 SLOWER = 1.2  # a cold time ratio above this is slower; below it, not slower
@@ -45,8 +45,10 @@ PARALLEL_TIME = _ratio("parallel_eic1", "parallel_eic0", "time_ms",
                        Text("並列: 実行時間の比 eic 1 ÷ eic 0", "parallel: run time ratio eic 1 / eic 0"))
 PARALLEL_REQUEST = _ratio("parallel_eic1", "parallel_eic0", "request_kb",
                           Text("並列: 読み込み要求サイズの比 eic 1 ÷ eic 0", "parallel: request size ratio eic 1 / eic 0"), 3)
-UP_TO_17 = majors(last=READ_STREAM - 1, why=Text("18 の読み込みストリームは F4 と F6 で確かめます。",
-                                                 "18's read stream is checked by F4 and F6."))
+READ_STREAM_CHANGE = Change(READ_STREAM, Text("ビットマップヒープスキャンは読み込みストリームで読み、ブロックごとの fadvise を出さず、隣り合うブロックをまとめて読みます",
+                                             "bitmap heap scans read through the read stream, which issues no per-block fadvise "
+                                             "and combines neighbouring blocks"),
+                            "commit 2b73a8cd33b")
 
 FROM_18 = majors(READ_STREAM, why=Text("読み込みストリームは 18 からです。", "The read stream came in 18."))
 
@@ -56,18 +58,18 @@ FINDINGS = [
             [Check(WILLNEED_PER_BLOCK, Between(0.9, 1.1)), Check(WILLNEED_KB, Between(7.9, 8.1))],
             original=Text("strace: 連続したオフセットへの fadvise64(…, 8192, POSIX_FADV_WILLNEED)",
                           "strace: fadvise64(…, 8192, POSIX_FADV_WILLNEED) on consecutive offsets"),
-            requires=[UP_TO_17]),
+            changed_in=READ_STREAM_CHANGE),
     Finding("F2", Text("eic = 1 ではデバイスへの読み込み要求が eic = 0 の 10 分の 1 より小さい (先読みが効かない)",
                        "With eic = 1 the device's read requests are less than a tenth of the size they "
                        "are with eic = 0 (readahead is defeated)"),
             [Check(REQUEST_1_0, Below(READAHEAD_LOST))],
             original=Text("blktrace: 8 kB 対 512 kB (0.016 倍)", "blktrace: 8 kB vs 512 kB (0.016×)"),
-            requires=[UP_TO_17]),
+            changed_in=READ_STREAM_CHANGE),
     Finding("F3", Text("キャッシュが冷えた状態では eic = 1 が eic = 0 より遅い (1.2 倍を超える)",
                        "Cold, eic = 1 is slower than eic = 0 (by more than 1.2×)"),
             [Check(TIME_1_0, Above(SLOWER))],
             original=Text("20,898.8 ms 対 3,625.9 ms (5.76 倍)", "20,898.8 ms vs 3,625.9 ms (5.76×)"),
-            requires=[UP_TO_17]),
+            changed_in=READ_STREAM_CHANGE),
     Finding("F4", Text("18 ではブロックごとの WILLNEED がなくなり、eic = 1 でも先読みが効く (要求が eic = 0 の 10 分の 1 以上)",
                        "On 18 the per-block WILLNEED is gone and readahead works at eic = 1 (requests at "
                        "least a tenth of eic = 0's)"),

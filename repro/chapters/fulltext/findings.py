@@ -22,7 +22,7 @@ from typing import Callable
 
 from ...stats import Rounds
 from ...text import Text
-from ...verdict import Above, Below, Check, Finding, Measure, feature
+from ...verdict import REPORT, Above, Below, Check, Finding, Measure, feature
 from .analysis import (LONG, SHORT, apply_share, hit_mismatches, ingest_ratio, latency_ratio, least_speedup,
                        longest_lag, pending, plan_uses_index, rise, speedup, worst_ingest, worst_length_cost,
                        worst_subscriber)
@@ -45,8 +45,11 @@ LIGHTER = 1.0  # no-index search under load, subscriber over single node, below 
 LAG_S = 1.0  # longest replay lag at the original's insert rate, below this
 FALLS_BEHIND = 0.8  # subscriber's apply rate over the publisher's full insert rate, below this
 
-NEEDS_PGROONGA = feature("pgroonga")
-NEEDS_BIGM = feature("pg_bigm")
+PUBLISHER_PACKAGE = Text("公開元のバイナリパッケージを入れたイメージで実行してください (ページの「pg_bigm と PGroonga が要る比較」)。",
+                         "Run it on an image with its publisher's binary package (see \"The comparisons that need pg_bigm "
+                         "and PGroonga\" on the page).")
+NEEDS_PGROONGA = feature("pgroonga", PUBLISHER_PACKAGE)
+NEEDS_BIGM = feature("pg_bigm", PUBLISHER_PACKAGE)
 
 
 def _m(ja: str, en: str, statistic: Callable[[Rounds], float | None], unit: str = "×", digits: int = 2,
@@ -136,7 +139,8 @@ FINDINGS = [
                       lambda r: latency_ratio(r, search(TRGM, SINGLE, IDLE), search(NONE, SINGLE, IDLE),
                                               words=SHORT)), Above(NO_SPEEDUP))],
             original=Text("原典は pg_trgm を測っていない (pg_bigm が 2-gram なのはこのため)",
-                          "The original did not measure pg_trgm (the reason pg_bigm uses 2-grams)")),
+                          "The original did not measure pg_trgm (the reason pg_bigm uses 2-grams)"),
+            declared_kind=REPORT),
     Finding("F8", Text("pg_bigm は 1〜2 文字の語にもインデックスを使い、1 桁以上速い",
                        "pg_bigm uses its index for one- and two-character words too, more than ten times faster"),
             [Check(_m("1〜2 文字の語の検索時間の比 インデックスなし ÷ pg_bigm",
@@ -144,7 +148,8 @@ FINDINGS = [
                       lambda r: speedup(r, BIGM, IDLE, SHORT), "×", 0), Above(FASTER))],
             original=Text("原典は語の長さを変えていない (検索語は「カレー」のみ)",
                           "The original did not vary word length (it searched for カレー only)"),
-            requires=[NEEDS_BIGM]),
+            requires=[NEEDS_BIGM],
+            declared_kind=REPORT),
     Finding("F9", Text("どのインデックスも、インデックスなしの走査と同じ行を見つける",
                        "Every index finds the same rows as the scan without one"),
             [Check(_exact("件数がインデックスなしと異なる検索 (種類 × 列 × 語)",
@@ -192,7 +197,8 @@ FINDINGS = [
              Check(_m("適用の速さ ÷ パブリッシャの全速の挿入", "apply rate over the publisher's full insert rate",
                       apply_share), Below(FALLS_BEHIND))],
             original=Text("原典は遅延を測っていない (非同期のロジカルレプリケーション)",
-                          "The original did not measure lag (asynchronous logical replication)")),
+                          "The original did not measure lag (asynchronous logical replication)"),
+            declared_kind=REPORT),
 ]
 
 

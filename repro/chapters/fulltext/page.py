@@ -226,6 +226,7 @@ def numbers(run: Run) -> dict[str, Number]:
     rows = run.raw["rows"]
     return {
         "walsender": Number(100 * pub["walsender_cpu"], "%", 0),
+        "load_share": Number(100 * run.params["rate"] / run.summary[ingest(NONE)]["tps"], "%", 0),
         "rows_end": Number(max(rows[f"search_{k}"] for k in _kinds(run)), "", 0),
         "none_rise": _est(run, "none_rise", lambda r: latency_ratio(r, search(NONE, SINGLE, LOADED), search(NONE, SINGLE, IDLE))),
         "short_trgm": _est(run, "short_trgm", lambda r: latency_ratio(r, search("trgm", SINGLE, IDLE), search(NONE, SINGLE, IDLE),

@@ -3,9 +3,8 @@ from __future__ import annotations
 
 REFERENCE_MAJOR = 9.6  # the original's older major: System V semaphores on Linux
 THIS, REFERENCE, SYSV, POSIX = "this", "9.6", "sysv", "posix"  # the servers of one run
-CONTROL = (SYSV, POSIX)  # PostgreSQL 16.9 built twice, only the semaphore API differs
-CONTROL_MAJOR = 16
-CONTROL_VERSION = "16.9"
+CONTROL = (SYSV, POSIX)  # Debian's PostgreSQL 15 source built twice, only the semaphore API differs
+CONTROL_MAJOR = 15  # images/semaphores/ensure.sh builds this major's Debian source package
 READ, UPDATE = "read", "update"
 
 

@@ -1,6 +1,6 @@
 """What runs: 004 §4's read and update scripts on four servers side by side, their runs
 interleaved round by round: the major under test, 9.6 (the original's older major, System
-V semaphores), and PostgreSQL 16.9 built twice from the same source, with System V and
+V semaphores), and Debian's source package of PostgreSQL 15 built twice, with System V and
 with unnamed POSIX semaphores (the control the original proposed but did not run).
 
 Before the rounds, on each server: its System V semaphore sets (ipcs -s), then strace on
@@ -26,8 +26,10 @@ WARMUP_S = 1
 SAMPLED_MAJOR = 10  # pg_stat_activity.backend_type, which the sampler selects on, came in 10
 ROLES = {THIS: Text("このメジャー", "the major under test"),
          REFERENCE: Text("9.6 (原典の旧メジャー)", "9.6 (the original's older major)"),
-         SYSV: Text("16.9 ソースビルド、System V セマフォ", "16.9 built from source, System V semaphores"),
-         POSIX: Text("16.9 ソースビルド、名前なし POSIX セマフォ", "16.9 built from source, unnamed POSIX semaphores")}
+         SYSV: Text("15 のソースパッケージからのビルド、System V セマフォ",
+                    "15 built from Debian's source package, System V semaphores"),
+         POSIX: Text("15 のソースパッケージからのビルド、名前なし POSIX セマフォ",
+                     "15 built from Debian's source package, unnamed POSIX semaphores")}
 
 
 def _pgbench(server: ContainerServer, script: tuple[str, str], clients: int, seconds: int,
@@ -65,6 +67,8 @@ def run(ctx: RunContext) -> None:
                                             prepare)))
         ctx.record("engine_cpus", engine.info().get("NCPU"))
         ctx.record("versions", {k: s.sql("SHOW server_version")[0][0] for k, s in servers.items()})
+        ctx.record("control_source", engine.client().images.get(f"repro-semaphores:{SYSV}").labels
+                   .get(f"{engine.LABEL}source"))
         ctx.record("semaphore_sets", {k: semaphore_sets(s) for k, s in servers.items()})
         workloads = {k: (UPDATE,) if k in CONTROL else (READ, UPDATE) for k in servers}
         clients = {k: p["control_clients"] if k in CONTROL else p["clients"] for k in servers}

@@ -1,6 +1,6 @@
 """What the page shows: the servers of the run and their semaphores, TPS against clients
 (read and update, the major under test beside 9.6), the semaphore system calls strace
-saw and whose lock they were for, the WALWrite waits, and the 16.9 control."""
+saw and whose lock they were for, the WALWrite waits, and the control (Debian's 15 source, built twice)."""
 from __future__ import annotations
 
 from functools import cache
@@ -10,7 +10,7 @@ from ...chapter import INTERVAL, Chart, Run, Series, Table, scaling_table
 from ...text import Number, Text, clients
 from ...verdict import Measure, tps_ratio
 from .analysis import error_share, errors_per_call, lock_user_share, semaphore_syscalls, wal_write_share
-from .conditions import CONTROL, CONTROL_VERSION, POSIX, READ, REFERENCE, SYSV, THIS, UPDATE, cond
+from .conditions import CONTROL, POSIX, READ, REFERENCE, SYSV, THIS, UPDATE, cond
 from .findings import SERVER_NAMES, SYSV_CALLS, WORKLOADS
 
 CLIENTS = Text("クライアント数", "clients")
@@ -130,13 +130,18 @@ def waits_table(run: Run) -> Table:
                       "9.6's pg_stat_activity has no backend_type, so this runs only when the major under test is 10 or later."))
 
 
+def _source(run: Run) -> str:
+    """The control's Debian source package and version, as its images' label says."""
+    return (run.raw.get("control_source") or "?").removesuffix(" (Debian source package)")
+
+
 def control_table(run: Run) -> Table:
     cs = run.params["control_clients"]
     rows = [[_name(run, s), *[Number(run.summary["control"][s][c], "", 0) for c in cs]] for s in CONTROL]
     rows.append([Text(f"POSIX ÷ System V{INTERVAL.ja}", f"POSIX / System V{INTERVAL.en}"),
                  *[run.estimate(_ratio(cond(UPDATE, POSIX, c), cond(UPDATE, SYSV, c))) for c in cs]])
-    return Table(Text(f"対照実験: 同じ {CONTROL_VERSION} のソースからの 2 つのビルド、更新系の TPS",
-                      f"The control: two builds of the same {CONTROL_VERSION} source, update TPS"),
+    return Table(Text(f"対照実験: {_source(run)} からの 2 つのビルド、更新系の TPS",
+                      f"The control: two builds of {_source(run)}, update TPS"),
                  [Text("ビルド", "Build"), *[Text(f"{c} [tps]", f"{c} [tps]") for c in cs]],
                  rows,
                  Text("同じコンパイラー・同じ configure で、PREFERRED_SEMAPHORES (SYSV か既定の UNNAMED_POSIX) だけが違います。",
@@ -156,7 +161,8 @@ def _curve_chart(workload: str) -> Callable[[Run], Chart]:
 
 def control_chart(run: Run) -> Chart:
     cs = run.params["control_clients"]
-    return Chart(Text(f"対照実験: {CONTROL_VERSION} System V と POSIX の更新系 TPS", f"The control: {CONTROL_VERSION} System V and POSIX, update TPS"),
+    return Chart(Text(f"対照実験: {_source(run)} の System V と POSIX のビルド、更新系 TPS",
+                      f"The control: {_source(run)} built with System V and with POSIX, update TPS"),
                  [Text(str(c), str(c)) for c in cs],
                  [Series(_name(run, s), [run.summary["control"][s][c] for c in cs]) for s in CONTROL],
                  Text("TPS", "TPS"), CLIENTS)

@@ -268,7 +268,8 @@ FINDINGS = [
              for name, label in (("same_cpu", Text("poll が同じ CPU", "poll on the same CPU")),
                                  ("own_cpu", Text("poll が別の CPU", "poll on its own CPU")))],
             requires=[min_cpus(2), majors(14, why=NEEDS_TIMING),
-                      data("sampling_counts_cpu", NO_CPU_SAMPLES)]),
+                      data("sampling_counts_cpu", NO_CPU_SAMPLES,
+                           Text("CPU を数える pg_wait_sampling", "pg_wait_sampling that counts CPU"))]),
     Finding("F8", Text("通常モードでは CPU に空きを残したまま TPS が頭打ちになり、unlogged と非同期コミットは"
                        "その CPU を使い切る (WAL のフラッシュがボトルネック)",
                        "In normal mode TPS levels off while CPU time is still left idle; unlogged "

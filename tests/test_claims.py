@@ -1,0 +1,89 @@
+"""The register of claims (repro/claims.py): every finding's declaration is registered as it
+stands, a change needs a revision entry, and the history counts only later runs."""
+from __future__ import annotations
+
+import dataclasses
+import shutil
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from repro import claims, registry
+from repro.errors import ReproError
+from repro.verdict import Above, Check, KINDS
+
+CHAPTERS = sorted(registry.chapters())
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_every_finding_is_registered_as_declared(name: str) -> None:
+    """A claim, threshold, requirement, kind or expected flag changed in findings.py without
+    `python -m repro register NAME --why ...` fails here."""
+    changed = claims.differences(registry.get(name))
+    assert not changed, (f"{name}: findings changed without a revision entry (run `python -m repro "
+                         f"register {name} --why \"...\"`): "
+                         + "; ".join(f"{fid}: {', '.join(fields)}" for fid, fields in changed.items()))
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_every_revision_says_when_and_why(name: str) -> None:
+    for fid, entry in claims.load(registry.get(name)).items():
+        assert entry["kind"] in KINDS, fid
+        dates = [r["date"] for r in entry["revisions"]]
+        assert dates == sorted(dates), f"{fid}: revisions out of order"
+        for r in entry["revisions"]:
+            datetime.fromisoformat(r["date"])
+            assert r["why"].strip(), f"{fid}: a revision without a reason"
+            assert r["what"] in ("registered", "revised", "withdrawn")
+
+
+@pytest.fixture
+def scratch_chapter(tmp_path: Path):
+    """A copy of a chapter whose package (and so its register) lives in a scratch folder."""
+    chapter = registry.get("auto_explain")
+    shutil.copy(claims.path(chapter), tmp_path / claims.FILE)
+    return dataclasses.replace(chapter, package=tmp_path)
+
+
+def test_a_changed_threshold_needs_a_revision(scratch_chapter) -> None:
+    f = scratch_chapter.findings[2]
+    moved = dataclasses.replace(f, checks=[Check(f.checks[1].measure, Above(40.0)), *f.checks[1:]])
+    chapter = dataclasses.replace(scratch_chapter,
+                                  findings=[moved if x is f else x for x in scratch_chapter.findings])
+    assert set(claims.differences(chapter)) == {f.id}
+    with pytest.raises(ReproError):
+        claims.register(chapter, "")
+    later = datetime(2030, 1, 1, tzinfo=timezone.utc)
+    assert claims.register(chapter, "a wider margin, chosen from the original's numbers", later) == [f.id]
+    assert not claims.differences(chapter)
+    revision = claims.revisions(chapter, f.id)[-1]
+    assert revision["what"] == "revised" and revision["date"].startswith("2030-01-01")
+    assert "holds_if" in revision["old"] and "holds_if" in revision["new"]
+    assert claims.counted_since(chapter, f.id).startswith("2030-01-01")
+
+
+def test_held_counts_only_runs_after_the_latest_revision(scratch_chapter, monkeypatch) -> None:
+    from repro.site import store
+
+    f = scratch_chapter.findings[0]
+    runs = [_Run(started, scratch_chapter) for started in
+            ("2026-11-20T10:00:00+00:00", "2031-01-01T10:00:00+00:00")]
+    monkeypatch.setattr(store, "history", lambda *a: runs)
+    monkeypatch.setattr(store, "statuses", lambda run: {f.id: "reproduced"})
+    monkeypatch.setattr(store.registry, "get", lambda name: scratch_chapter)
+    register = claims.load(scratch_chapter)
+    register[f.id]["revisions"].append({"date": "2030-06-01T00:00+00:00", "what": "revised",
+                                        "old": {}, "new": {}, "why": "test"})
+    claims._write(claims.path(scratch_chapter), register)
+    assert store.held("auto_explain", 17, "default")[f.id] == (1, 1)
+
+
+@dataclasses.dataclass
+class _Run:
+    started: str
+    chapter: object
+
+    @property
+    def doc(self) -> dict:
+        return {"provenance": {"started": self.started}}
