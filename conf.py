@@ -72,6 +72,8 @@ latex_show_urls = "footnote"
 
 def _titles(app, config):
     config.project, config.html_title, config.copyright = TITLES[config.language]
+    if os.environ.get("REPRO_BASEURL"):  # the site's public address: canonical links, og:url, sitemap
+        config.html_baseurl = os.environ["REPRO_BASEURL"].rstrip("/") + f"/{config.language}/"
     config.latex_engine = "uplatex"  # also for English: its cited titles are Japanese
     config.latex_documents = [("index", f"repro-report-{config.language}.tex", config.project,
                                "repro contributors", "manual")]

@@ -89,20 +89,26 @@ def archive(doc: dict[str, Any]) -> Path:
                 f"pg{doc['major']}-{doc['scale']}-{stamp}.json")
 
 
-def everything(chapter: str) -> list[dict[str, Any]]:
-    """Every readable result of a chapter: this build's and the stored ones (each once)."""
+def files(chapter: str) -> list[tuple[Path, dict[str, Any]]]:
+    """Every readable result of a chapter with its file: this build's and the stored ones
+    (each run once, this build's copy first)."""
     paths = sorted(build_dir().glob(f"{chapter}/pg*.json"))
     for d in stored_dirs():
         paths += sorted(d.glob(f"{chapter}/pg*.json"))
-    found: dict[tuple, dict[str, Any]] = {}
+    found: dict[tuple, tuple[Path, dict[str, Any]]] = {}
     for path in paths:
         try:
             doc = load(path, chapter)
         except CorruptResult:
             continue
         if doc is not None:
-            found.setdefault((doc["major"], doc["scale"], doc["provenance"]["started"]), doc)
+            found.setdefault((doc["major"], doc["scale"], doc["provenance"]["started"]), (path, doc))
     return list(found.values())
+
+
+def everything(chapter: str) -> list[dict[str, Any]]:
+    """Every readable result of a chapter: this build's and the stored ones (each once)."""
+    return [doc for _, doc in files(chapter)]
 
 
 # -- cache keys -------------------------------------------------------------------------

@@ -185,6 +185,7 @@ class Requirement:
     reason: Callable[[Environment], Text]
     label: Text
     of_major: bool = False  # scopes a finding to some majors, rather than asking the machine
+    of_image: bool = False  # asks the image for a package that not every machine can install
 
 
 def min_cpus(n: int) -> Requirement:
@@ -222,7 +223,7 @@ def feature(name: str, why: Text | None = None) -> Requirement:
     def reason(e: Environment) -> Text:
         head = Text(f"このイメージには {name} がありません。", f"This image has no {name}.")
         return Text.join([head, why], " ", " ") if why else head
-    return Requirement(lambda e: name in e.features, reason, Text(name, name))
+    return Requirement(lambda e: name in e.features, reason, Text(name, name), of_image=True)
 
 
 def data(key: str, why: Text, label: Text) -> Requirement:

@@ -17,7 +17,7 @@ from conftest import chapter_result
 from repro import registry
 from repro.chapter import SCALES, Run
 from repro.stats import Rounds
-from repro.verdict import (CONTRADICTED, NOT_APPLICABLE, REPRODUCED, SANITY, Above, Below, Between,
+from repro.verdict import (CHANGED, CONTRADICTED, NOT_APPLICABLE, REPRODUCED, SANITY, Above, Below, Between,
                            Check, Environment, Measure)
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -62,38 +62,70 @@ def _sides(threshold) -> tuple[float, float]:
 
 @pytest.mark.parametrize("name", CHAPTERS)
 def test_every_check_can_fail(name: str) -> None:
-    """Fed a value on the wrong side of any one of its thresholds, each finding is contradicted;
-    with every value on its side it is reproduced: no check is one that cannot fail."""
-    env = Environment(17, 2, frozenset(), {})
+    """Fed a value on the wrong side of any one of its thresholds, each finding is contradicted
+    (changed, from the major that changed it on); with every value on its side it is
+    reproduced: no check is one that cannot fail."""
     for finding in registry.get(name).findings:
-        def judged(values: list[float]) -> str:
+        def judged(values: list[float], major: int = 17) -> str:
             checks = [Check(Measure(c.measure.label, lambda r, v=v: v, c.measure.unit, exact=True),
                             c.threshold) for c, v in zip(finding.checks, values)]
             return dataclasses.replace(finding, checks=checks, requires=(), explain=None
-                                       ).judge(Rounds({}), env).status
+                                       ).judge(Rounds({}), Environment(major, 2, frozenset(), {})).status
+        before = finding.changed_in.major - 1 if finding.changed_in else 17
         good = [_sides(c.threshold)[0] for c in finding.checks]
-        assert judged(good) == REPRODUCED, finding.id
+        assert judged(good, before) == REPRODUCED, finding.id
         for i, check in enumerate(finding.checks):
             bad = good[:i] + [_sides(check.threshold)[1]] + good[i + 1:]
-            assert judged(bad) == CONTRADICTED, (finding.id, i)
+            assert judged(bad, before) == CONTRADICTED, (finding.id, i)
+            if finding.changed_in:  # from the major that changed it on, the same value is news
+                assert judged(bad, finding.changed_in.major) == CHANGED, (finding.id, i)
 
 
-def _perturbed(value: Any, rng: random.Random) -> Any:
-    """The raw data with every measured number scaled by its own random factor, yes/no
-    outcomes flipped, texts (plans, tool output) blanked and empty values filled at random
-    (round numbers, and what the data are keyed by, stay)."""
+def _counted(value: Any) -> bool:
+    """A dict of counts (events, syscalls, errors by name), or an empty one."""
+    return isinstance(value, dict) and all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) for v in value.values())
+
+
+def _words(value: Any, key: str = "") -> tuple[set[str], dict[str, set[str]]]:
+    """The run's texts, and per key of a dict of counts the names it counts anywhere."""
+    texts, names = set(), {}
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for k, v in items:
+        more_texts, more_names = _words(v, k if isinstance(k, str) else key)
+        texts |= more_texts
+        for n, found in more_names.items():
+            names.setdefault(n, set()).update(found)
+    if isinstance(value, str):
+        texts.add(value)
+    if _counted(value):
+        names.setdefault(key, set()).update(value)
+    return texts, names
+
+
+def _perturbed(value: Any, rng: random.Random, texts: list[str], names: dict[str, set[str]],
+               key: str = "") -> Any:
+    """The raw data with every measured number scaled by its own random factor (a zero made
+    one to nine), yes/no outcomes flipped, texts (plans, tool output) swapped for another
+    text of the run or blanked, a count added of a name that a dict under the same key
+    counts elsewhere in the run, and empty values filled, each at random (round numbers stay)."""
     if isinstance(value, dict):
-        return {k: v if k == "round" else _perturbed(v, rng) for k, v in value.items()}
+        out = {k: v if k == "round" else _perturbed(v, rng, texts, names, k) for k, v in value.items()}
+        if _counted(value) and names.get(key) and rng.random() < 0.5:
+            out.setdefault(rng.choice(sorted(names[key])), rng.randint(1, 9))
+        return out
     if isinstance(value, list):
-        return [_perturbed(v, rng) for v in value]
+        return [_perturbed(v, rng, texts, names, key) for v in value]
     if isinstance(value, bool):
         return value if rng.random() < 0.5 else not value
     if isinstance(value, str):
-        return value if rng.random() < 0.5 else ""
+        return value if rng.random() < 0.5 else rng.choice(texts + [""])
     if value is None:
         return None if rng.random() < 0.5 else "perturbed"
     if not isinstance(value, (int, float)):
         return value
+    if value == 0:
+        return value if rng.random() < 0.5 else type(value)(rng.randint(1, 9))
     scaled = value * rng.uniform(0.3, 3.0)
     return round(scaled) if isinstance(value, int) else scaled
 
@@ -105,6 +137,13 @@ def _value(measure: Measure, raw: dict[str, Any]) -> Any:
         return repr(exc)
 
 
+# findings whose measures only a kind of event that the run did not see can move (no
+# perturbation of its own names makes one up): each chapter's test crafts those runs
+MOVED_BY_CRAFTED_RUNS = {
+    ("semaphores", "F6"): "test_f6_fails_when_futex_fails_for_other_reasons_or_semop_fails (another errno, a semop error)",
+}
+
+
 @pytest.mark.parametrize("name", CHAPTERS)
 def test_every_measure_depends_on_the_data(name: str) -> None:
     """A measure that gives the same value whatever was measured is constant by construction:
@@ -112,16 +151,18 @@ def test_every_measure_depends_on_the_data(name: str) -> None:
     declared a sanity check."""
     doc, _ = chapter_result(name)
     run = Run(registry.get(name), doc)
+    found, names = _words(doc["raw"])
+    texts = sorted(found)
     constant = []
     for v in run.verdicts:
-        if v.finding.kind == SANITY or v.status == NOT_APPLICABLE:
+        if v.finding.kind == SANITY or v.status == NOT_APPLICABLE or (name, v.finding.id) in MOVED_BY_CRAFTED_RUNS:
             continue
         for c in v.finding.checks:
             before = _value(c.measure, doc["raw"])
             if before is None or isinstance(before, str):
                 continue  # not measured in this run
-            if all(_value(c.measure, _perturbed(doc["raw"], random.Random(seed))) == before
-                   for seed in range(5)):
+            if all(_value(c.measure, _perturbed(doc["raw"], random.Random(seed), texts, names)) == before
+                   for seed in range(10)):
                 constant.append(f"{v.finding.id}: {c.measure.label.en}")
     assert not constant, f"measures that no change of the data moves: {constant}"
 
@@ -130,7 +171,8 @@ def test_every_measure_depends_on_the_data(name: str) -> None:
 def test_expected_findings_are_not_contradicted(name: str) -> None:
     """`make test`'s policy: an expected finding contradicted (or a mechanism that fails) is a
     failure; inconclusive is not. None may be "not applicable" on this machine, except one
-    scoped to other majors than the default."""
+    scoped to other majors than the default or needing a package the image could not install
+    (test_images checks what each image has)."""
     doc, _ = chapter_result(name)
     run = Run(registry.get(name), doc)
     failed = [f"{v.finding.id}: " + "; ".join(f"{c.check.measure.label.en} {c.number().format('en')} "
@@ -140,7 +182,7 @@ def test_expected_findings_are_not_contradicted(name: str) -> None:
     assert not failed, failed
     env = run.environment
     assert not [v.finding.id for v in run.verdicts if v.finding.expected and v.status == NOT_APPLICABLE
-                and not all(r.of_major for r in v.finding.requires if not r.met(env))]
+                and not all(r.of_major or r.of_image for r in v.finding.requires if not r.met(env))]
 
 
 @pytest.mark.parametrize("name", CHAPTERS)

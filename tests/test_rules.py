@@ -17,7 +17,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 # sha256[:24] of the public hosts of Debian, Maven Central, the Go module proxy, PyPI, npm,
-# crates.io, PGDG and Groonga's package repositories
+# the Rust crate registry, PGDG and Groonga's package repositories
 REGISTRY_HOSTS = {
     "e680c440a2e92079ab1bf7a9", "1ba4e37997a2e986efa6cd84", "c2b35955576ffa710bfb7c4e",
     "2e97613f5a81eaa4f8a58f55", "26b795f2a123f2a2ae16327a", "04280276b5029dcaa286ca72",

@@ -10,7 +10,9 @@ psycopg): it reads results and judges them.
 """
 from __future__ import annotations
 
+import csv
 import html
+import io
 import json
 import os
 import subprocess
@@ -33,7 +35,7 @@ from ..chapter import Chapter, Run, Table
 from ..errors import ReproError
 from ..text import Number, Text
 from ..verdict import (CHANGED, CONTRADICTED, INCONCLUSIVE, KIND, KINDS, NOT_APPLICABLE, REPRODUCED,
-                       Verdict)
+                       Finding, Verdict)
 from . import charts, store
 from .search import SearchJapaneseBigrams
 from .words import STATUS, WORDS
@@ -340,6 +342,15 @@ def _matrix_cell(shown: store.Shown, fid: str, lang: str) -> nodes.Node:
     return cell
 
 
+def _finding_cell(f: Finding, lang: str) -> nodes.Node:
+    """A finding as a matrix row names it: its id, kind and claim."""
+    cell = nodes.paragraph()
+    cell += nodes.strong(text=f.id)
+    cell += nodes.inline(text=" " + KIND[f.kind](lang), classes=["repro-kind", f.kind])
+    cell += nodes.inline(text=f.claim(lang), classes=["repro-claim"])
+    return cell
+
+
 def _measured_where(shown: store.Shown, lang: str) -> nodes.Node:
     """A matrix column's own source: this build's run, or a stored one (date, machine,
     commit, uncommitted changes)."""
@@ -352,7 +363,8 @@ def _majors_table(name: str, shown: dict[float, store.Shown], lang: str) -> node
     chapter = registry.get(name)
     columns = [WORDS["finding"], *(Text(f"PostgreSQL {_major(m)}", f"PostgreSQL {_major(m)}")
                                    for m in shown)]
-    rows = [[f.id, *(_matrix_cell(s, f.id, lang) for s in shown.values())] for f in chapter.findings]
+    rows = [[_finding_cell(f, lang), *(_matrix_cell(s, f.id, lang) for s in shown.values())]
+            for f in chapter.findings]
     if shown:
         rows.append([WORDS["measured_where"], *(_measured_where(s, lang) for s in shown.values())])
     caption = Text(f"{chapter.title.ja}: メジャーバージョンごとの判定",
@@ -361,34 +373,40 @@ def _majors_table(name: str, shown: dict[float, store.Shown], lang: str) -> node
 
 
 def _differences(name: str, shown: dict[float, store.Shown], lang: str) -> nodes.Node:
-    """What changed between majors, in words, from the same results as the table: the
-    findings whose verdict differs, with the majors of each verdict."""
+    """What changed between majors, from the same results as the table: one line per finding
+    whose verdict differs between majors ("F1: reproduced on 9.6, 10, 13; changed in 14 on
+    14, 17 (why)")."""
     findings = registry.get(name).findings
-    verdicts: dict[float, dict[str, str]] = {
-        major: ({v.finding.id: v.status for v in s.run.verdicts} if "unavailable" not in s.run.doc
-                else {f.id: NOT_APPLICABLE for f in findings})
-        for major, s in shown.items() if s.run is not None}
-    majors = Text("、".join(map(_major, verdicts)), ", ".join(map(_major, verdicts)))
-    changes = []
+    verdicts: dict[float, dict[str, Verdict]] = {
+        major: {v.finding.id: v for v in s.run.verdicts}
+        for major, s in shown.items() if s.run is not None and "unavailable" not in s.run.doc}
+    lines: list[str] = []
     for f in findings:
-        by_status: dict[str, list[str]] = {}
-        for major, statuses in verdicts.items():
-            by_status.setdefault(statuses[f.id], []).append(_major(major))
-        if len(by_status) > 1:
-            parts = Text.join([Text(f"{'、'.join(ms)} で「{STATUS[st].ja}」", f"{STATUS[st].en} on {', '.join(ms)}")
-                               for st, ms in by_status.items()], "、", "; ")
-            changes.append(Text(f"{f.id} ({parts.ja})", f"{f.id} ({parts.en})"))
+        by_badge: dict[str, list[str]] = {}
+        why = None
+        for major, vs in verdicts.items():
+            v = vs[f.id]
+            by_badge.setdefault(v.badge()(lang), []).append(_major(major))
+            if v.status == CHANGED and why is None:
+                why = v.reason(lang)
+        if len(by_badge) > 1:
+            parts = "; ".join(WORDS["on_majors"](lang).format(badge=b, majors=", ".join(ms))
+                              for b, ms in by_badge.items())
+            lines.append(f"{f.id}: {parts}" + (f" ({why})" if why else ""))
+    box = nodes.container(classes=["repro-differences"])
     if len(verdicts) < 2:
-        text = Text("比べられるほかのメジャーバージョンの結果はまだありません。",
-                    "There are no results on other majors to compare yet.")
-    elif not changes:
-        text = Text(f"測ったメジャーバージョン ({majors.ja}) のすべてで、どの知見も判定は同じです。",
-                    f"On every major measured ({majors.en}) each finding has the same verdict.")
+        box += para(WORDS["no_other_majors"](lang))
+    elif not lines:
+        box += para(WORDS["same_everywhere"](lang).format(majors=", ".join(map(_major, verdicts))))
     else:
-        text = Text.join([Text(f"メジャーバージョン ({majors.ja}) によって判定が変わる知見: ",
-                               f"Findings whose verdict changes between majors ({majors.en}): "),
-                          Text.join(changes, "、", ", ")], "", "")
-    return para(text(lang), ["repro-differences"])
+        box += para(WORDS["differ"](lang))
+        items = nodes.bullet_list()
+        for line in lines:
+            item = nodes.list_item()
+            item += nodes.paragraph(text=line)
+            items += item
+        box += items
+    return box
 
 
 class RoundsDirective(_ChapterDirective):
@@ -473,7 +491,7 @@ class _PieceDirective(_ChapterDirective):
         if self.kind == "tables":
             node = table_node(Table(Text(caption, caption), [Text("—", "—")], []), self.lang)[0]
         else:
-            node = nodes.figure()
+            node = nodes.figure(classes=["repro-chart", "repro-missing"])
             node += nodes.caption(text=caption)
         self.add_name(node)
         return [node]
@@ -577,17 +595,62 @@ class ProvenanceDirective(_ChapterDirective):
 
 
 class DownloadDirective(_ChapterDirective):
-    def build_run(self, run: Run) -> list[nodes.Node]:
-        path = results.path_for(run.chapter.name, run.major, run.doc["scale"])
-        if not path.exists():  # a stored result: link the file it came from
-            return []
+    """Every result behind the chapter (all majors, all stored runs) as JSON, and the
+    verdicts of all of them as one CSV table, to take away."""
+
+    def build(self) -> list[nodes.Node]:
+        name, lang = self.arguments[0], self.lang
+        self.depend_on(name)
+        found = sorted(results.files(name), key=lambda f: (f[1]["major"], f[1]["provenance"]["started"]))
+        if not found:
+            return [nodes.paragraph(text=WORDS["no_result"](lang))]
+        table = verdicts_csv(registry.get(name), [doc for _, doc in found])
+        out = [self._link(WORDS["download_csv"](lang), table)]
+        items = nodes.bullet_list(classes=["repro-downloads"])
+        for path, doc in found:
+            item = nodes.list_item()
+            item += self._link(f"PostgreSQL {_major(doc['major'])}, {doc['scale']}, "
+                               f"{_when(doc['provenance']['started'])}", path, path.name)
+            items += item
+        out += [para(WORDS["download"](lang)), items]
+        return out
+
+    def _link(self, text: str, path: Path, code: str | None = None) -> nodes.paragraph:
         docdir = Path(self.env.srcdir) / os.path.dirname(self.env.docname)
         ref = addnodes.download_reference("", "", refdoc=self.env.docname, refexplicit=True,
                                           reftarget=os.path.relpath(path, docdir))
-        ref += nodes.literal(text=path.name)
-        p = nodes.paragraph(text=WORDS["download"](self.lang) + ": ")
+        ref += nodes.literal(text=code) if code else nodes.inline(text=text)
+        p = nodes.paragraph()
+        if code:
+            p += nodes.Text(text + ": ")
         p += ref
-        return [p]
+        return p
+
+
+def verdicts_csv(chapter: Chapter, docs: list[dict[str, Any]]) -> Path:
+    """One row per run, finding and check: where and when, the verdict, the value, its
+    interval and threshold. Written beside this build's results (the page links it)."""
+    path = results.build_dir().parent / "downloads" / f"{chapter.name}-verdicts.csv"
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["chapter", "major", "scale", "started", "commit", "uncommitted_changes", "finding",
+                     "kind", "expected", "status", "badge", "check", "value", "low", "high", "unit", "holds_if"])
+    for doc in docs:
+        run = Run(chapter, doc)
+        git = doc["provenance"].get("git") or {}
+        where = [chapter.name, _major(doc["major"]), doc["scale"], doc["provenance"]["started"],
+                 git.get("commit") or "", git.get("dirty", "")]
+        for v in run.verdicts if "unavailable" not in doc else []:
+            head = where + [v.finding.id, v.finding.kind, v.finding.expected, v.status, v.badge().en]
+            for c in v.checks or [None]:
+                if c is None:
+                    writer.writerow(head + [""] * 6)
+                    continue
+                e = c.estimate
+                writer.writerow(head + [c.check.measure.label.en, e.value, e.low, e.high,
+                                        c.check.measure.unit, c.check.threshold.text(c.check.measure).en])
+    results.write_atomically(path, out.getvalue())
+    return path
 
 
 class LedgerDirective(_Directive):
@@ -835,6 +898,20 @@ def localize_theme(app: Sphinx, error: Exception | None) -> None:
         page.write_text(text, encoding="utf-8")
 
 
+def write_sitemap(app: Sphinx, error: Exception | None) -> None:
+    """sitemap.xml of the language's pages: absolute addresses when html_baseurl (the
+    REPRO_BASEURL of the build) gives the site's public address, else relative ones."""
+    if error is not None or app.builder.format != "html" or app.builder.name != "html":
+        return
+    base = app.config.html_baseurl or ""
+    urls = "".join(f"  <url><loc>{html.escape(base + doc + '.html')}</loc></url>\n"
+                   for doc in sorted(app.env.found_docs))
+    results.write_atomically(Path(app.outdir) / "sitemap.xml",
+                             '<?xml version="1.0" encoding="UTF-8"?>\n'
+                             '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+                             f"{urls}</urlset>\n")
+
+
 def repository() -> str:
     """The repository's public address: REPRO_REPOSITORY, GitHub Actions' repository, or the
     clone's origin (empty when none is known)."""
@@ -889,5 +966,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("builder-inited", search_messages)
     app.connect("build-finished", check_diagrams)
     app.connect("build-finished", localize_theme)
+    app.connect("build-finished", write_sitemap)
     return {"version": "2", "env_version": code_version(), "parallel_read_safe": True,
             "parallel_write_safe": True}

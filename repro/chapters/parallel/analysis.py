@@ -44,12 +44,11 @@ def scans(r: Rounds, condition: str) -> float:
 
 
 def full_q11_ratio(r: Rounds) -> float | None:
-    """The whole Q11, serial over 2 workers (one run each, full scale only); none when
-    either was cut: two caps would give a ratio of one that measured nothing."""
-    serial, parallel = r.raw["q11"][q11(0)], r.raw["q11"][q11(2)]
-    if serial["cancelled"] or parallel["cancelled"]:
+    """The whole Q11, serial over 2 workers, paired round by round; none when either was cut
+    at its cap in the warm-up (then not repeated: two caps would measure nothing)."""
+    if not (r.has(q11(0)) and r.has(q11(2))):
         return None
-    return serial["time_ms"] / parallel["time_ms"]
+    return time_ratio(r, q11(0), q11(2))
 
 
 def disk_sorts(r: Rounds, condition: str) -> float:

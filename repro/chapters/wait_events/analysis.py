@@ -1,7 +1,7 @@
 """From the rounds to what findings and page use: pooled wait-event shares, medians.
 
-Shares pool the samples of the rounds a view holds, so a bootstrap resample of rounds
-gives the shares' intervals. Event names are made canonical across majors.
+Shares pool the samples of the rounds a view holds, so a view of one round gives that
+round's own share, the value the intervals are computed over. Event names are made canonical across majors.
 """
 from __future__ import annotations
 
