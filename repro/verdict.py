@@ -263,6 +263,7 @@ class Verdict:
     checks: list[CheckResult] = field(default_factory=list)
     reason: Text | None = None
     lacking: Text | None = None  # not applicable: the requirement's label
+    other_majors: bool = False  # not applicable because the finding is scoped to other majors
 
     @property
     def failed(self) -> bool:
@@ -274,6 +275,8 @@ class Verdict:
         base = STATUS[self.status]
         if self.status == CHANGED and self.finding.changed_in:
             return Text(f"{self.finding.changed_in.major} で変化", f"changed in {self.finding.changed_in.major}")
+        if self.status == NOT_APPLICABLE and self.lacking and self.other_majors:
+            return Text(f"{self.lacking.ja}が対象", f"applies to {self.lacking.en}")  # not a lack of this machine
         if self.status == NOT_APPLICABLE and self.lacking:
             return Text(f"{base.ja}: {self.lacking.ja}", f"{base.en}: {self.lacking.en}")
         return base
@@ -321,7 +324,7 @@ class Finding:
         for requirement in self.requires:
             if not requirement.met(env):
                 return Verdict(self, NOT_APPLICABLE, reason=requirement.reason(env),
-                               lacking=requirement.label)
+                               lacking=requirement.label, other_majors=requirement.of_major)
         results = []
         for check in self.checks:
             est = check.measure.estimate(rounds)
