@@ -253,6 +253,8 @@ class CheckResult:
 
     def number(self) -> Number:
         e = self.estimate
+        if self.check.measure.exact:  # counted, judged as is: no interval to show
+            return self.check.measure.number(e.value)
         return self.check.measure.number(e.value, e.low, e.high)
 
 

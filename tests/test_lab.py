@@ -7,6 +7,7 @@ import random
 import signal
 import subprocess
 import sys
+import threading
 import time
 from contextlib import ExitStack
 from pathlib import Path
@@ -124,12 +125,23 @@ def test_interrupted_run_leaves_nothing(tmp_path: Path, sig: signal.Signals) -> 
     proc = subprocess.Popen([sys.executable, "-m", "repro", "run", "auto_explain", "--scale", "tiny"],
                             cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
+    lines: list[str] = []
     for line in proc.stderr:  # progress lines
+        lines.append(line)
         if "round 1 ·" in line or time.monotonic() > deadline:
             break
     assert len(leftovers()) >= 2, "the run should have its servers up by now"
+    reader = threading.Thread(target=lambda: lines.extend(proc.stderr), daemon=True)
+    reader.start()  # the pipe never fills while the run cleans up
     proc.send_signal(sig)
-    assert proc.wait(timeout=60) == 130
+    try:
+        code = proc.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        reader.join(5)
+        pytest.fail("the run did not stop within 60 s of the signal; its last lines:\n" + "".join(lines[-15:]))
+    assert code == 130, "".join(lines[-15:])
     assert not list(tmp_path.rglob("*.json"))
 
 

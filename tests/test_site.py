@@ -28,7 +28,8 @@ from conftest import chapter_result
 from repro import registry
 from repro.chapter import Run
 from repro.site import store
-from repro.site.sphinxext import run_numbers
+from repro.site.sphinxext import BUCKETS, ORDER, bucket, run_numbers
+from repro.verdict import KIND
 
 ROOT = Path(__file__).resolve().parent.parent
 SHOTS = ROOT / "_build" / "screenshots"
@@ -117,6 +118,21 @@ def test_front_page_and_ledger(base_url, browser, lang: str) -> None:
         assert cells[3].startswith(verdicts[cells[1]].badge()(lang)), cells
         seen.add((name, cells[1]))
     assert seen == {(n, f.id) for n, c in registry.chapters().items() for f in c.findings}
+    counted: dict[tuple[str, str], int] = {}  # the summary on this major counts the same verdicts
+    for name, chapter in registry.chapters().items():
+        for v in Run(chapter, chapter_result(name)[0]).verdicts:
+            key = (KIND[v.finding.kind](lang), bucket(v))
+            counted[key] = counted.get(key, 0) + 1
+    table = page.locator("table.repro-summary").first
+    heads = table.evaluate("t => Array.from(t.tHead.rows[0].cells).map(th => th.innerText.trim())")
+    columns = {BUCKETS[s](lang): s for s in ORDER}
+    summary = table.evaluate(
+        "t => Array.from(t.tBodies[0].rows).map(tr => Array.from(tr.cells).map(td => td.innerText.trim()))")
+    assert len(summary) == len(KIND)
+    for kind, *numbers, total in summary:
+        found = dict(zip((columns[h.replace("\n", " ")] for h in heads[1:-1]), map(int, numbers)))
+        assert {s: found.get(s, 0) for s in ORDER} == {s: counted.get((kind, s), 0) for s in ORDER}, kind
+        assert int(total) == sum(found.values())
     page.close()
 
 

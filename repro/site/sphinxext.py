@@ -682,19 +682,28 @@ class LedgerDirective(_Directive):
         return out
 
 
-ORDER = (REPRODUCED, CONTRADICTED, CHANGED, INCONCLUSIVE, NOT_APPLICABLE, "missing")
+OTHER_MAJORS = "other_majors"  # not applicable because the finding is about other majors
+ORDER = (REPRODUCED, CONTRADICTED, CHANGED, INCONCLUSIVE, NOT_APPLICABLE, OTHER_MAJORS, "missing")
+BUCKETS = {**STATUS, OTHER_MAJORS: Text("他のメジャーが対象", "applies to other majors"),
+           "missing": WORDS["no_result"]}
+
+
+def bucket(v: Verdict) -> str:
+    """The summary's column of a verdict: its status, but a finding scoped to other majors
+    is not something this machine lacks."""
+    return OTHER_MAJORS if v.status == NOT_APPLICABLE and v.other_majors else v.status
 
 
 def across(statuses: list[str]) -> str:
     """A finding's verdict over the majors that have a result: changed if some major changed
     it, contradicted if some contradicts it, reproduced if every applicable one reproduces
     it, else inconclusive; not applicable where no major could test it."""
-    tested = [s for s in statuses if s != NOT_APPLICABLE]
+    tested = [s for s in statuses if s not in (NOT_APPLICABLE, OTHER_MAJORS)]
     for status in (CHANGED, CONTRADICTED):
         if status in tested:
             return status
     if not tested:
-        return NOT_APPLICABLE
+        return NOT_APPLICABLE if NOT_APPLICABLE in statuses else OTHER_MAJORS
     return REPRODUCED if set(tested) == {REPRODUCED} else INCONCLUSIVE
 
 
@@ -719,8 +728,8 @@ class SummaryDirective(_Directive):
                         for m, s in store.majors(name, self.scale).items()
                         if s.run is not None and "unavailable" not in s.run.doc}
             for f in chapter.findings:
-                here[f.kind][now[f.id].status if f.id in now else "missing"] += 1
-                over[f.kind][across([vs[f.id].status for vs in by_major.values()]) if by_major else "missing"] += 1
+                here[f.kind][bucket(now[f.id]) if f.id in now else "missing"] += 1
+                over[f.kind][across([bucket(vs[f.id]) for vs in by_major.values()]) if by_major else "missing"] += 1
                 first = next((m for m, vs in sorted(by_major.items()) if vs[f.id].status == CHANGED), None)
                 if first is not None:
                     v = by_major[first][f.id]
@@ -728,11 +737,13 @@ class SummaryDirective(_Directive):
                     changed.append(Text(f"{link}: {f.claim.ja} — {v.reason.ja}",
                                         f"{link}: {f.claim.en} — {v.reason.en}"))
         out: list[nodes.Node] = []
+        shown = [s for s in ORDER if any(counts[k][s] for counts in (here, over) for k in KINDS)
+                 or s in (REPRODUCED, CONTRADICTED, CHANGED, INCONCLUSIVE)]  # a column of zeros says nothing
         for counts, caption in ((here, WORDS["summary_here"].format(major=_major(self.site_major))),
                                 (over, WORDS["summary_over"])):
-            rows: list[list[Any]] = [[KIND[k], *(Number(counts[k][s], "", 0) for s in ORDER),
+            rows: list[list[Any]] = [[KIND[k], *(Number(counts[k][s], "", 0) for s in shown),
                                       Number(sum(counts[k].values()), "", 0)] for k in KINDS]
-            table = Table(caption, [WORDS["kind"], *(STATUS.get(s, WORDS["no_result"]) for s in ORDER),
+            table = Table(caption, [WORDS["kind"], *(BUCKETS[s] for s in shown),
                                     WORDS["total"]], rows,
                           WORDS["summary_note"])
             built = table_node(table, lang)

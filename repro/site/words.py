@@ -37,10 +37,13 @@ WORDS = {
                          "Verdicts across every major with a result, by kind of finding"),
     "summary_note": Text("健全性の確認は実験の組み立てから成り立つもので、何も再現しません。メジャーバージョンを通した判定は、"
                          "どれかのメジャーで変化していれば「後のメジャーで変化」、どれかで再現しなければ「再現しなかった」、"
-                         "対象になるすべてで再現していれば「再現した」です。",
+                         "対象になるすべてで再現していれば「再現した」です。「他のメジャーが対象」は、ある範囲のメジャーについての"
+                         "知見 (たとえば 14 以降の計画) で、このマシンに欠けているものではありません。",
                          "Sanity checks hold by construction and reproduce nothing. Across majors, a finding is "
                          "\"changed\" if some major changed it, \"contradicted\" if some major contradicts it, "
-                         "and \"reproduced\" if every major it applies to reproduces it."),
+                         "and \"reproduced\" if every major it applies to reproduces it. \"Applies to other "
+                         "majors\" marks a finding about a range of majors (14's planner, say), not something "
+                         "this machine lacks."),
     "changed_list": Text("公開の後のメジャーバージョンで変わった知見", "Findings that a later major changed"),
     "none_changed": Text("(結果のあるメジャーバージョンには、まだありません)", "(none yet on the majors with a result)"),
     "summary_stored": Text("注意: この集計の一部は、このビルドではなく保存された実行の結果です (各章のページに出所があります)。",
@@ -68,9 +71,11 @@ WORDS = {
     "download": Text("この章の結果ファイル (JSON、すべてのメジャーバージョンと保存された実行):",
                      "This chapter's result files (JSON, every major and every stored run):"),
     "download_csv": Text("すべての結果の判定と測定値 (CSV)", "The verdicts and values of every result (CSV)"),
-    "interval": Text("[ ] 内は 95% 信頼区間です。各ラウンドの値の平均に対する t 分布による区間で、比と変化は対数で求めます。",
+    "interval": Text("[ ] 内は 95% 信頼区間です。各ラウンドの値の平均に対する t 分布による区間で、比と変化は対数で求めます。"
+                     "数えた値 (走査の数、システムコール、計画の形) は正確に判定するので区間がありません。",
                      "Brackets give the 95 % confidence interval: Student's t over the rounds' values "
-                     "(on the log scale for ratios and changes)."),
+                     "(on the log scale for ratios and changes). Counted values (scans, system calls, "
+                     "plan shapes) are judged exactly and have none."),
     "unavailable": Text("実行できない", "cannot run"),
     "no_repository": Text("このビルドには公開されたリポジトリのアドレスが記録されていません。"
                           "サイトの元になったソースを使ってください",
