@@ -20,7 +20,7 @@ BESIDE := 9.6 15
 export SCALE RESULTS REPRO
 
 .PHONY: help venv system engine image images results matrix html pdf site-check test gettext intl \
-	check-po archive lint-workflow test-images clean
+	check-po archive lint-workflow test-images clean lock
 
 help:
 	@echo "make html            run stale chapters on PostgreSQL $(PG), build the site (_build/html)"
@@ -30,11 +30,24 @@ help:
 	@echo "make images          build or pull the postgres images for MAJORS"
 	@echo "make archive         keep this build's results in results/ (the stored history)"
 	@echo "make gettext intl    refresh the English catalogues after editing docs/"
+	@echo "make lock            re-resolve pyproject.toml's pins into requirements.txt (hashes)"
 
 $(VENV)/.stamp: requirements.txt
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else \
+	  "Python 3.11 or later is needed (pyproject.toml); point PYTHON= at one")'
 	$(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install -q -r requirements.txt
+	$(VENV)/bin/pip install -q --require-hashes -r requirements.txt
 	touch $@
+
+# Resolve pyproject.toml's pins into requirements.txt with hashes, in a throwaway venv.
+PIP_TOOLS := pip-tools==7.6.2
+lock:
+	rm -rf _build/lockvenv && $(PYTHON) -m venv _build/lockvenv
+	_build/lockvenv/bin/pip install -q $(PIP_TOOLS)
+	_build/lockvenv/bin/pip-compile -q --generate-hashes --allow-unsafe --strip-extras \
+	  --no-emit-index-url --no-emit-find-links --custom-compile-command "make lock" \
+	  -o requirements.txt pyproject.toml
+	rm -rf _build/lockvenv
 
 venv: $(VENV)/.stamp
 
@@ -53,10 +66,10 @@ images: engine
 	@images/semaphores/ensure.sh
 
 results: venv image
-	$(PY) -m repro build --scale $(SCALE) --pg $(PG)
+	$(PY) -m repro build --scale $(SCALE) --pg $(PG) $(if $(WAIT),--wait)
 
 matrix: venv images
-	$(PY) -m repro build --scale $(SCALE) --pg $(subst $(space),$(comma),$(strip $(MAJORS)))
+	$(PY) -m repro build --scale $(SCALE) --pg $(subst $(space),$(comma),$(strip $(MAJORS))) $(if $(WAIT),--wait)
 
 html: venv system $(if $(filter cached,$(REPRO)),,results) check-po
 	@for lang in ja en; do \
@@ -93,7 +106,7 @@ test-images: venv
 	$(PY) -m pytest -q tests/test_images.py
 
 repro-%: venv image
-	$(PY) -m repro run $* --scale $(SCALE) --pg $(PG) $(if $(DSN),--dsn "$(DSN)")
+	$(PY) -m repro run $* --scale $(SCALE) --pg $(PG) $(if $(DSN),--dsn "$(DSN)") $(if $(WAIT),--wait)
 	$(PY) -m repro check $* --scale $(SCALE) --pg $(PG)
 
 archive: venv

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -42,6 +42,13 @@ class Table:
     rows: list[list[Text | Number | str | None]]
     note: Text | None = None  # how a column was computed, under the table
     measured: bool = True  # False: made from declarations only (no run is its source)
+
+    def transposed(self) -> Table:
+        """Rows become columns: a few conditions with many quantities each fit the page
+        as columns, where as rows they would be wider than the text column."""
+        heads = [h if isinstance(h, Text) else Text(str(h), str(h)) for h, *_ in self.rows]
+        rows = [[column, *(row[i] for row in self.rows)] for i, column in enumerate(self.columns) if i]
+        return replace(self, columns=[self.columns[0], *heads], rows=rows)
 
 
 @dataclass

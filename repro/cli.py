@@ -85,7 +85,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from .lab import runner
     chapter = registry.get(args.name)
     for major in _majors(args.pg):
-        doc, reused = runner.run(chapter, args.scale, major, args.dsn, args.force)
+        doc, reused = runner.run(chapter, args.scale, major, args.dsn, args.force, wait=args.wait)
         if reused:
             print(f"{chapter.name}: reusing the cached result (same experiment, scale and image); "
                   f"--force runs it again")
@@ -124,7 +124,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     from .lab import runner
     for major in _majors(args.pg):
         for chapter in registry.chapters().values():
-            doc, reused = runner.run(chapter, args.scale, major)
+            doc, reused = runner.run(chapter, args.scale, major, wait=args.wait)
             print(f"{chapter.name} on PostgreSQL {_major(major)}: "
                   f"{'cached' if reused else 'ran'} ({doc['provenance']['duration_s']:.0f} s)")
     return 0
@@ -177,16 +177,20 @@ def cmd_readme(args: argparse.Namespace) -> int:
 
 
 def cmd_clean(args: argparse.Namespace) -> int:
+    """Remove what killed runs left; refuse while a run holds the engine (it owns its own)."""
     from .lab import engine
+    from .lab.runlock import engine_lock
     from .lab.servers import leftovers
-    ids = leftovers()
-    c = engine.client()
-    for ident in ids:
-        try:
-            c.containers.get(ident).remove(force=True, v=True)
-        except Exception:
-            c.networks.get(ident).remove()
-        print(f"removed {ident[:12]}")
+    with engine_lock("repro clean", refusal="its containers are its own: clean again once it "
+                                            "has ended"):
+        ids = leftovers()
+        c = engine.client()
+        for ident in ids:
+            try:
+                c.containers.get(ident).remove(force=True, v=True)
+            except Exception:
+                c.networks.get(ident).remove()
+            print(f"removed {ident[:12]}")
     print(f"{len(ids)} leftover(s) removed")
     return 0
 
@@ -204,6 +208,9 @@ def parser() -> argparse.ArgumentParser:
             s.add_argument("name")
         if name == "check":
             s.add_argument("--json", action="store_true", help="print the verdicts as JSON")
+        if name != "check":
+            s.add_argument("--wait", action="store_true",
+                           help="wait for a run going on this Docker engine instead of refusing")
         if name == "run":
             s.add_argument("--dsn", help="run against an existing server (chapters that allow it)")
             s.add_argument("--force", action="store_true", help="run even if a fresh result exists")

@@ -156,6 +156,54 @@ def test_interrupted_run_leaves_nothing(tmp_path: Path, sig: signal.Signals) -> 
     assert not list(tmp_path.rglob("*.json"))
 
 
+def _start_run(name: str, env: dict[str, str], *extra: str) -> tuple[subprocess.Popen, list[str]]:
+    """A real chapter run in the background, its progress lines collected as they come."""
+    proc = subprocess.Popen([sys.executable, "-m", "repro", "run", name, "--scale", "tiny", *extra],
+                            cwd=ROOT, env={**env, "PYTHONUNBUFFERED": "1"}, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    lines: list[str] = []
+    threading.Thread(target=lambda: lines.extend(proc.stdout), daemon=True).start()
+    return proc, lines
+
+
+def _until(lines: list[str], text: str, seconds: float = 120) -> None:
+    deadline = time.monotonic() + seconds
+    while not any(text in line for line in lines):
+        assert time.monotonic() < deadline, f"no {text!r} in:\n" + "".join(lines[-15:])
+        time.sleep(0.2)
+
+
+def test_one_run_per_engine_a_second_refuses_or_waits_and_clean_spares_the_live_one(tmp_path: Path) -> None:
+    env = {**os.environ, "REPRO_RESULTS": str(tmp_path)}
+    pg = f"PostgreSQL {engine.major_name(engine.DEFAULT_MAJOR)}"
+    first, first_lines = _start_run("auto_explain", env)
+    try:
+        _until(first_lines, "round 1 ·")
+        owned = sorted(ours())
+        second = subprocess.run([sys.executable, "-m", "repro", "run", "eic", "--scale", "tiny"],
+                                cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+        assert second.returncode == 2 and len(second.stderr.strip().splitlines()) == 1, second.stderr
+        assert f"auto_explain on {pg}" in second.stderr, second.stderr
+        clean = subprocess.run([sys.executable, "-m", "repro", "clean"], cwd=ROOT, env=env,
+                               capture_output=True, text=True, timeout=60)
+        assert clean.returncode == 2 and "auto_explain" in clean.stderr, clean.stderr
+        assert sorted(ours()) == owned, "clean removed containers of a live run"
+        waiting, waiting_lines = _start_run("eic", env, "--wait")
+        try:
+            _until(waiting_lines, "waiting for the run going on this Docker engine: auto_explain")
+            assert not any(f"{pg}, scale" in x for x in waiting_lines)
+            first.send_signal(signal.SIGINT)
+            assert first.wait(timeout=60) == 130
+            _until(waiting_lines, f"{pg}, scale tiny")  # it runs once the first has ended
+        finally:
+            waiting.send_signal(signal.SIGINT)
+            waiting.wait(timeout=60)
+    finally:
+        if first.poll() is None:
+            first.send_signal(signal.SIGINT)
+            first.wait(timeout=60)
+
+
 def test_signals_while_containers_are_being_created_leave_nothing(tmp_path: Path) -> None:
     """SIGTERM at random moments of a run's first seconds, when containers are being created
     (as a CI runner's timeout sends it): every container carrying the run's label goes."""

@@ -275,6 +275,37 @@ def test_narrow_screens_scroll_tables_and_show_the_language_link(base_url, brows
     page.close()
 
 
+PAGES = ["index", "matrix", "sources"] + [f"chapters/{n}" for n in sorted(registry.chapters())]
+WIDER_THAN_ITS_BOX = """tables => tables.filter(t => {
+    const box = t.closest('.table-wrapper') || t.parentElement;
+    return t.getBoundingClientRect().width > box.clientWidth + 1;
+}).map(t => `${t.className}: ${(t.querySelector('th') || t).innerText.slice(0, 40)}`)"""
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+@pytest.mark.parametrize("width, scheme", [(1280, "light"), (390, "dark")])
+def test_tables_fit_their_column_and_pages_never_scroll_sideways(
+        base_url, browser, lang: str, width: int, scheme: str) -> None:
+    """At 1280 px every table fits the content column (no column cut off). At 390 px a wide
+    table scrolls inside its own box, never the page; the dark scheme keeps badges legible."""
+    page = browser.new_page(viewport={"width": width, "height": 900}, color_scheme=scheme)
+    problems: dict[str, object] = {}
+    for name in PAGES:
+        page.goto(f"{base_url}/{lang}/{name}.html", wait_until="networkidle")
+        if width >= 1280 and (wide := page.eval_on_selector_all("article table", WIDER_THAN_ITS_BOX)):
+            problems[name] = wide
+        if (scrolled := page.evaluate("document.documentElement.scrollWidth")) > width:
+            problems[f"{name} (page)"] = f"{scrolled} px wide"
+        badges = page.eval_on_selector_all(".repro-status", """bs => bs.slice(0, 20).map(b =>
+            [getComputedStyle(b).color, getComputedStyle(b).backgroundColor])""")
+        if low := [c for c in badges if _contrast(*c) < 4.5]:
+            problems[f"{name} (badges)"] = low[:3]
+    page.goto(f"{base_url}/{lang}/chapters/parallel.html", wait_until="networkidle")
+    page.screenshot(path=str(SHOTS / f"parallel-{lang}-{width}-{scheme}.png"), full_page=True)
+    page.close()
+    assert not problems, "\n".join(f"{k}: {v}" for k, v in problems.items())
+
+
 def _contrast(foreground: str, background: str) -> float:
     """WCAG contrast ratio of two CSS rgb()/rgba() colours (alpha ignored)."""
     def luminance(css: str) -> float:

@@ -19,6 +19,7 @@ from ..verdict import Environment, undecided
 from . import engine, provenance
 from .context import RunContext
 from .measure import Progress
+from .runlock import engine_lock
 from .servers import Lab, check_dsn
 
 
@@ -55,8 +56,9 @@ def _experiment(chapter: Chapter) -> ModuleType:
 
 def run(chapter: Chapter, scale: str = "default", major: float = engine.DEFAULT_MAJOR,
         dsn: str | None = None, force: bool = False,
-        out: Callable[[str], None] = print) -> tuple[dict[str, Any], bool]:
-    """Return (result, reused): the cached result if its key matches, else a new run."""
+        out: Callable[[str], None] = print, wait: bool = False) -> tuple[dict[str, Any], bool]:
+    """Return (result, reused): the cached result if its key matches, else a new run, made
+    while holding the engine's run lock (`wait` waits for a run that holds it)."""
     params = check_scale(chapter, scale)
     if dsn:
         if not chapter.supports_dsn:
@@ -86,29 +88,32 @@ def run(chapter: Chapter, scale: str = "default", major: float = engine.DEFAULT_
         results.save(doc, path)
         return doc, False
 
-    experiment = _experiment(chapter)
-    progress = Progress(chapter.name)
-    progress.note(f"PostgreSQL {engine.major_name(major)}, scale {scale}, image {image.name} "
-                  f"({image.origin}, {image.id[7:19]})")
-    t0 = time.monotonic()
-    with Lab(lab_major) as lab:
-        lab.image = image
+    with engine_lock(f"{chapter.name} on PostgreSQL {engine.major_name(major)}", wait, out):
+        started = datetime.now(timezone.utc)  # after any wait for the lock
+        experiment = _experiment(chapter)
+        progress = Progress(chapter.name)
+        progress.note(f"PostgreSQL {engine.major_name(major)}, scale {scale}, image {image.name} "
+                      f"({image.origin}, {image.id[7:19]})")
+        t0 = time.monotonic()
+        with Lab(lab_major) as lab:
+            lab.image = image
 
-        def decide(raw: dict[str, Any]) -> tuple[set[str], list[str]]:
-            env = Environment(major, cpus, image.features, raw)
-            return undecided(chapter.findings, Rounds(raw), env)
+            def decide(raw: dict[str, Any]) -> tuple[set[str], list[str]]:
+                env = Environment(major, cpus, image.features, raw)
+                return undecided(chapter.findings, Rounds(raw), env)
 
-        ctx = RunContext(chapter, scale, params, lab, progress, dsn, decide)
-        experiment.run(ctx)
-        servers = [provenance.server(s) for s in lab.servers]
-        container = next((s for s in lab.servers if s.image is not None), None)
-        host = provenance.host(container)
-    doc |= {"raw": ctx.raw, "provenance": {
-        "started": started.isoformat(timespec="seconds"),
-        "duration_s": round(time.monotonic() - t0, 1),
-        "target": "container" if dsn is None else "external server (DSN)",
-        "servers": servers, "host": host, "features": sorted(image.features),
-        "experiment": key["experiment"], "git": provenance.commit()}}
+            ctx = RunContext(chapter, scale, params, lab, progress, dsn, decide)
+            experiment.run(ctx)
+            servers = [provenance.server(s) for s in lab.servers]
+            container = next((s for s in lab.servers if s.image is not None), None)
+            host = provenance.host(container)
+        doc |= {"raw": ctx.raw, "provenance": {
+            "started": started.isoformat(timespec="seconds"),
+            "duration_s": round(time.monotonic() - t0, 1),
+            "target": "container" if dsn is None else "external server (DSN)",
+            "servers": servers, "host": host, "features": sorted(image.features),
+            "experiment": key["experiment"], "git": provenance.commit()}}
     doc["verdicts"] = [v.as_dict() for v in Run(chapter, doc).verdicts]  # as judged at run time
     results.save(doc, path)
     return doc, False
+

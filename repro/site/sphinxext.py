@@ -875,17 +875,6 @@ def check_diagrams(app: Sphinx, error: Exception | None) -> None:
             raise ExtensionError(f"{svg.name} is PlantUML's error message, not a diagram: {found[0]}")
 
 
-# Furo writes these in English into every page, outside its message catalogue
-# (icon titles, the skip link); the Japanese build gets them in Japanese.
-THEME_JA = {"<title>Contents</title>": "<title>目次</title>", "<title>Menu</title>": "<title>メニュー</title>",
-            "<title>Expand</title>": "<title>開く</title>",
-            "<title>Light mode</title>": "<title>ライトモード</title>",
-            "<title>Dark mode</title>": "<title>ダークモード</title>",
-            "<title>Auto light/dark, in light mode</title>": "<title>自動 (現在はライトモード)</title>",
-            "<title>Auto light/dark, in dark mode</title>": "<title>自動 (現在はダークモード)</title>",
-            "Skip to content": "本文へ移動"}
-
-
 def search_messages(app: Sphinx) -> None:
     """The search page's plural messages from this project's catalogue (locale/LANG/sphinx.po)
     into the browser, after Sphinx's translations.js, which can carry them empty."""
@@ -897,16 +886,6 @@ def search_messages(app: Sphinx) -> None:
     if plurals:
         app.add_js_file(None, priority=600, body="".join(
             f"Documentation.TRANSLATIONS[{json.dumps(k)}] = {json.dumps(v)};" for k, v in plurals.items()))
-
-
-def localize_theme(app: Sphinx, error: Exception | None) -> None:
-    if error is not None or app.builder.format != "html" or _lang(app) != "ja":
-        return
-    for page in Path(app.outdir).rglob("*.html"):
-        text = page.read_text(encoding="utf-8")
-        for english, japanese in THEME_JA.items():
-            text = text.replace(english, japanese)
-        page.write_text(text, encoding="utf-8")
 
 
 def write_sitemap(app: Sphinx, error: Exception | None) -> None:
@@ -976,7 +955,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_search_language(SearchJapaneseBigrams)
     app.connect("builder-inited", search_messages)
     app.connect("build-finished", check_diagrams)
-    app.connect("build-finished", localize_theme)
     app.connect("build-finished", write_sitemap)
     return {"version": "2", "env_version": code_version(), "parallel_read_safe": True,
             "parallel_write_safe": True}

@@ -53,19 +53,19 @@ def cold_table(run: Run) -> Table:
                   Text("lossy [ブロック]", "Lossy [blocks]"), Text("ヒープ read [ブロック]", "Heap read [blocks]"), Text("ヒープ hit [ブロック]", "Heap hit [blocks]"),
                   Text("デバイスから (最小)", "From the device (least)")],
                  rows,
-                 Text("比は、各ラウンドの値を同じラウンドの eic = 0 (並列の条件は並列の eic = 0) の値で割った値の中央値です。"
+                 Text("比は、各ラウンドの値を同じラウンドの eic = 0 (並列の条件は並列の eic = 0) の値で割った比の、ラウンドにわたる幾何平均です。"
                       "要求はデバイスへの読み込み要求 1 回の平均サイズ (/proc/diskstats の差分)、"
                       "read と hit は EXPLAIN (ANALYZE, BUFFERS) のヒープスキャンの共有バッファ、"
                       "「デバイスから」は実行中にデバイスが読んだバイト数をヒープの read のバイト数で割った値の、全ラウンドでの最小値です "
                       "(100 % 前後かそれ以上なら、ページキャッシュからではなくデバイスから読んでいます)。"
                       "並列の条件の lossy は、EXPLAIN がリーダーの分しか数えないため空欄です。",
-                      "A ratio is the median over rounds of each round's value over the same round's eic = 0 "
+                      "A ratio is the geometric mean over rounds of each round's value over the same round's eic = 0 "
                       "(parallel eic = 0 for the parallel conditions). A request is the mean size of one read "
                       "request to the device (/proc/diskstats deltas); read and hit are the heap scan's shared "
                       "buffers from EXPLAIN (ANALYZE, BUFFERS); \"from the device\" is the bytes the device "
                       "read during a run over the heap's bytes read, the least over all rounds (about 100 % "
                       "or more: the run read from the device, not from the page cache). Lossy is left "
-                      "blank for the parallel conditions: EXPLAIN counts only the leader's blocks there."))
+                      "blank for the parallel conditions: EXPLAIN counts only the leader's blocks there.")).transposed()
 
 
 def trace_table(run: Run) -> Table:

@@ -70,9 +70,9 @@ def select_table(run: Run) -> Table:
                   Text("本ビルド [tps]", "This build [tps]"), Text("本ビルド 平均応答 [ms]", "This build mean latency [ms]"),
                   Text(f"本ビルド ÷ P1{INTERVAL.ja}", f"This build / P1{INTERVAL.en}")],
                  rows,
-                 Text("tps と応答時間は各条件の中央値、比は各ラウンドの値を同じラウンドの同じクライアント数の P1 で割った値の中央値です。"
+                 Text("tps と応答時間は各条件の中央値、比は各ラウンドの値を同じラウンドの同じクライアント数の P1 で割った比の、ラウンドにわたる幾何平均です。"
                       "原典は JDBC Runner のスループットで、クライアントは別の 16 コアのマシンでした。",
-                      "tps and latency are each condition's median; a ratio is the median over rounds of each "
+                      "tps and latency are each condition's median; a ratio is the geometric mean over rounds of each "
                       "round's value over P1's at the same client count in the same round. The original's figures "
                       "are JDBC Runner throughputs, from a separate 16-core client machine."))
 

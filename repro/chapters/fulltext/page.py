@@ -98,9 +98,9 @@ def ingest_table(run: Run) -> Table:
                  [Text("インデックス", "Index"), Text("列", "Field"), Text("原典 [件/s]", "Original [inserts/s]"),
                   Text("本ビルド [件/s]", "This build [inserts/s]"), Text(f"÷ インデックスなし{INTERVAL.ja}", f"/ no index{INTERVAL.en}")],
                  rows,
-                 Text(f"1 クライアントの pgbench が 1 行ずつ {run.params['inserts']} 行を挿入した速さの中央値と、同じラウンドの比の中央値です。"
+                 Text(f"1 クライアントの pgbench が 1 行ずつ {run.params['inserts']} 行を挿入した速さの中央値と、同じラウンドの比のラウンドにわたる幾何平均です。"
                       "単一ノードとパブリッシャはそれぞれ CPU 1 個に固定しています。",
-                      f"Median rate of {run.params['inserts']} single-row inserts by one pgbench client, and the median over rounds of the "
+                      f"Median rate of {run.params['inserts']} single-row inserts by one pgbench client, and the geometric mean over rounds of the "
                       "ratio within a round. The single node and the publisher are each pinned to one CPU."))
 
 
@@ -149,8 +149,8 @@ def subscriber_table(run: Run) -> Table:
                       "Search latency (subscriber): the original's Tables 7.11 and 7.12 and this build"),
                  _search_columns(Text(f"÷ 単一ノード{INTERVAL.ja}", f"/ single node{INTERVAL.en}")),
                  _search_rows(run, SUBSCRIBER),
-                 Text.join([SEARCH_NOTE, Text("比は、すべての語と両方の列の検索時間の合計の、同じラウンドの比の中央値です。",
-                                              "The ratio is of the summed time of every word on both fields, the median over rounds of the ratio within a round.")],
+                 Text.join([SEARCH_NOTE, Text("比は、すべての語と両方の列の検索時間の合計の、同じラウンドの比のラウンドにわたる幾何平均です。",
+                                              "The ratio is of the summed time of every word on both fields, the geometric mean over rounds of the ratio within a round.")],
                            "", " "))
 
 
@@ -160,8 +160,8 @@ def words_table(run: Run) -> Table:
     return Table(Text("語ごとの速さ: インデックスなしの検索時間 ÷ インデックスでの検索時間 (単一ノード、負荷なし)",
                       "Per word: search time without an index over with it (single node, idle)"),
                  [Text("種類", "Kind"), *[Text(f"「{w}」{INTERVAL.ja}", f"“{w}”{INTERVAL.en}") for w in WORDS]], rows,
-                 Text("両方の列の検索時間の合計の、同じラウンドの比の中央値です。1 に近いほどインデックスが役に立っていません。",
-                      "Of the summed time on both fields, the median over rounds of the ratio within a round; near 1, the index does not help."))
+                 Text("両方の列の検索時間の合計の、同じラウンドの比のラウンドにわたる幾何平均です。1 に近いほどインデックスが役に立っていません。",
+                      "Of the summed time on both fields, the geometric mean over rounds of the ratio within a round; near 1, the index does not help."))
 
 
 def replication_table(run: Run) -> Table:

@@ -51,9 +51,9 @@ def _tps_table(caption: Text, configs: list[str]) -> Callable[[Run], Table]:
                          _pct(ours["spread_pct"])])
         return Table(caption, [COL[k] for k in ("config", "orig_tps", "orig_ratio", "tps", "ratio",
                                                 "spread")], rows,
-                     Text("比は、各ラウンドの TPS を同じラウンドのレプリケーションなしの TPS で割った値の中央値です。"
+                     Text("比は、各ラウンドの TPS を同じラウンドのレプリケーションなしの TPS で割った比の、ラウンドにわたる幾何平均です。"
                           "TPS の列は全ラウンドの中央値なので、列どうしを割っても比とは一致しません。",
-                          "A ratio is the median over rounds of each round's TPS over the same round's "
+                          "A ratio is the geometric mean over rounds of each round's TPS over the same round's "
                           "TPS without replication; the TPS columns are medians over all rounds, so "
                           "dividing them does not give the ratio exactly."))
     return build

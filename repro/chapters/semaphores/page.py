@@ -76,9 +76,9 @@ def curves_table(run: Run) -> Table:
     return Table(Text("TPS とクライアント数: このメジャーと 9.6", "TPS against clients: this major and 9.6"),
                  [Text("ワークロード", "Workload"), Text("サーバー", "Server"), *[Text(f"{c} [tps]", f"{c} [tps]") for c in cs]],
                  _curve_rows(run, READ) + _curve_rows(run, UPDATE),
-                 Text("列はクライアント数 (pgbench -c、スレッドはその半分)。TPS は各条件の中央値、比は同じラウンドの比の中央値です。",
+                 Text("列はクライアント数 (pgbench -c、スレッドはその半分)。TPS は各条件の中央値、比は同じラウンドの比のラウンドにわたる幾何平均です。",
                       "Columns are client counts (pgbench -c, half as many threads). TPS is each condition's median, "
-                      "a ratio the median over rounds of the ratio within a round."))
+                      "a ratio the geometric mean over rounds of the ratio within a round."))
 
 
 def calls_table(run: Run) -> Table:

@@ -161,7 +161,7 @@ def controls_table(run: Run) -> Table:
                             "か、サーバーが時間を測らない (PostgreSQL 13) ことを表します。",
                             "— means the method does not count samples of processes that are not "
                             "waiting (older pg_wait_sampling), or the server does not time WAL "
-                            "fsyncs (PostgreSQL 13)."))
+                            "fsyncs (PostgreSQL 13).")).transposed()
 
 
 def fsync_table(run: Run) -> Table:

@@ -57,10 +57,10 @@ def fsync_table(run: Run) -> Table:
                   Text("本ビルド 8kB 2 回 [ops/s]", "This build two 8kB writes [ops/s]"),
                   Text(f"2 回 ÷ fdatasync{INTERVAL.ja}", f"two writes / fdatasync{INTERVAL.en}")],
                  rows,
-                 Text("ops/s は pg_test_fsync の実行ごとの値の中央値、比は実行ごとの比の中央値です。原典の比は fsync に対するもので (原典に fdatasync の値はありません)、"
+                 Text("ops/s は pg_test_fsync の実行ごとの値の中央値、比は実行ごとの比の幾何平均です。原典の比は fsync に対するもので (原典に fdatasync の値はありません)、"
                       "本ビルドは fsync と Linux の既定の fdatasync の両方に対する比を示します。原典は Windows Server 2016 の内蔵ディスク、"
                       "本ビルドはこのマシンの wal_sync_method のサーバーのデータディレクトリ上のファイルです。",
-                      "ops/s is the median over pg_test_fsync runs, a ratio the median of each run's ratio. The original's ratio is "
+                      "ops/s is the median over pg_test_fsync runs, a ratio the geometric mean of each run's ratio. The original's ratio is "
                       "over fsync (it has no fdatasync figure); this build's are over fsync and over fdatasync, Linux's default. The original ran on "
                       "Windows Server 2016's internal disk, this build on a file in the wal_sync_method server's data directory."))
 
@@ -78,10 +78,10 @@ def read_table(run: Run) -> Table:
                   *[Text(f"{c} クライアント [tps]", f"{c} client{'s' if c > 1 else ''} [tps]")
                     for c in run.params["read_clients"]]],
                  rows,
-                 Text(f"TPS は各条件の中央値、比は各ラウンドの比の中央値です。表の大きさは {run.raw['table_mb']:.0f} MB です。"
+                 Text(f"TPS は各条件の中央値、比は各ラウンドの比の幾何平均です。表の大きさは {run.raw['table_mb']:.0f} MB です。"
                       f"共有バッファになかったブロックは、再起動と pg_prewarm (表とインデックス) の直後に参照系のトランザクション {probes} 件を "
                       "EXPLAIN (ANALYZE, BUFFERS) して数えた割合です。",
-                      f"TPS is each condition's median, a ratio the median of each round's ratio. The table is "
+                      f"TPS is each condition's median, a ratio the geometric mean of each round's ratio. The table is "
                       f"{run.raw['table_mb']:.0f} MB. Blocks not in shared_buffers: the share counted by EXPLAIN (ANALYZE, BUFFERS) "
                       f"of {probes} read transactions right after the restart and pg_prewarm (table and index)."))
 
@@ -109,8 +109,8 @@ def update_table(run: Run) -> Table:
                   *[Text(f"{c} クライアント ÷ fdatasync{INTERVAL.ja}", f"{c} client{'s' if c > 1 else ''} / fdatasync{INTERVAL.en}")
                     for c in clients]],
                  rows,
-                 Text("TPS は各条件の中央値、比は同じラウンドの fdatasync (Linux の既定) に対する比の中央値です。",
-                      "TPS is each condition's median; a ratio is the median over rounds of the method's TPS over "
+                 Text("TPS は各条件の中央値、比は同じラウンドの fdatasync (Linux の既定) に対する比の、ラウンドにわたる幾何平均です。",
+                      "TPS is each condition's median; a ratio is the geometric mean over rounds of the method's TPS over "
                       "fdatasync's (Linux's default) in the same round."))
 
 
