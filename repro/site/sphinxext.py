@@ -35,7 +35,7 @@ from ..chapter import Chapter, Run, Table
 from ..errors import ReproError
 from ..text import Number, Text
 from ..verdict import (CHANGED, CONTRADICTED, INCONCLUSIVE, KIND, KINDS, NOT_APPLICABLE, REPRODUCED,
-                       Finding, Verdict)
+                       CheckResult, Finding, Verdict)
 from . import charts, store
 from .search import SearchJapaneseBigrams
 from .words import STATUS, WORDS
@@ -98,10 +98,12 @@ def source_text(shown: store.Shown) -> Text:
                     f"this build's run (PostgreSQL {major}, {when}, {doc['scale']} scale)")
     git = prov.get("git") or {}
     commit = (git.get("commit") or "?")[:10]
-    cpu = f"{(host.get('cpu_model') or '?').split(' @')[0]} × {host.get('engine_cpus')}"
+    model, cpus = (host.get('cpu_model') or '?').split(' @')[0], host.get('engine_cpus')
     dirty = Text("、未コミットの変更あり", ", with uncommitted changes") if git.get("dirty") else Text("", "")
-    return Text(f"保存された実行 (PostgreSQL {major}、{when}、{doc['scale']} スケール、{cpu}、コミット {commit}{dirty.ja})",
-                f"a stored run (PostgreSQL {major}, {when}, {doc['scale']} scale, {cpu}, commit {commit}{dirty.en})")
+    return Text(f"保存された実行 (PostgreSQL {major}、{when}、{doc['scale']} スケール、CPU {cpus} 個 ({model})、"
+                f"コミット {commit}{dirty.ja})",
+                f"a stored run (PostgreSQL {major}, {when}, {doc['scale']} scale, {cpus} CPUs ({model}), "
+                f"commit {commit}{dirty.en})")
 
 
 def source_para(shown: store.Shown, lang: str) -> nodes.paragraph:
@@ -336,10 +338,17 @@ def _matrix_cell(shown: store.Shown, fid: str, lang: str) -> nodes.Node:
     p = nodes.paragraph()
     p += verdict_badge(v, lang, stale=shown.why is not None)
     cell += p
-    key = v.checks[0].number().format(lang) if v.checks else ""
+    key = _deciding(v).number().format(lang) if v.checks else ""
     if key:
         cell += para(key, ["repro-key-value"])
     return cell
+
+
+def _deciding(v: Verdict) -> CheckResult:
+    """The check that gave the verdict: an inconclusive finding shows its undecided value,
+    not a sub-check that passed (a changed one shows the contradicted check)."""
+    status = CONTRADICTED if v.status == CHANGED else v.status
+    return next((c for c in v.checks if c.status == status), v.checks[0])
 
 
 def _finding_cell(f: Finding, lang: str) -> nodes.Node:
@@ -425,8 +434,9 @@ class RoundsDirective(_ChapterDirective):
                 reasons.append(Text(
                     f"ラウンド {extra['round'] + 1}: {', '.join(extra['findings'])} が未決定のため "
                     f"{len(extra['runs'])} 件の実行を追加",
-                    f"round {extra['round'] + 1}: {len(extra['runs'])} runs added because "
-                    f"{', '.join(extra['findings'])} were undecided"))
+                    f"round {extra['round'] + 1}: {len(extra['runs'])} run(s) added because "
+                    f"{', '.join(extra['findings'])} {'was' if len(extra['findings']) == 1 else 'were'} "
+                    f"undecided"))
             reasons.append(STOPPED[log["stopped"]])
         table = Table(Text("条件ごとのラウンド数", "Rounds per condition"),
                       [Text("ラウンド", "Rounds"), Text("条件", "Conditions")], rows,
@@ -568,7 +578,7 @@ def provenance_values(doc: dict[str, Any]) -> dict[str, Any]:
         "version": "; ".join(sorted({s["version"].split(" on ")[0] for s in servers})) or "—",
         "image": "; ".join(sorted({f"{s['image']['name']}, {s['image']['id'][7:19]}, "
                                    f"{s['image']['origin']}" for s in servers if s["image"]})) or "—",
-        "cpu": f"{host.get('cpu_model') or '—'} × {host.get('engine_cpus')}",
+        "cpu": f"{host.get('engine_cpus')} ({host.get('cpu_model') or '—'})",
         "memory": str(host.get("memory_gib")), "kernel": f"{host.get('kernel')}, {host.get('os')}",
         "storage": str(host.get("storage_driver")), "clocksource": host.get("clocksource") or "—",
         "docker": f"{host.get('docker_version')} ({host.get('docker_host')})",

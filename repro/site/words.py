@@ -38,11 +38,11 @@ WORDS = {
     "summary_note": Text("健全性の確認は実験の組み立てから成り立つもので、何も再現しません。メジャーバージョンを通した判定は、"
                          "どれかのメジャーで変化していれば「後のメジャーで変化」、どれかで再現しなければ「再現しなかった」、"
                          "対象になるすべてで再現していれば「再現した」です。「他のメジャーが対象」は、ある範囲のメジャーについての"
-                         "知見 (たとえば 14 以降の計画) で、このマシンに欠けているものではありません。",
+                         "知見 (たとえば 18 以降の読み込みの仕組み) で、このマシンに欠けているものではありません。",
                          "Sanity checks hold by construction and reproduce nothing. Across majors, a finding is "
                          "\"changed\" if some major changed it, \"contradicted\" if some major contradicts it, "
                          "and \"reproduced\" if every major it applies to reproduces it. \"Applies to other "
-                         "majors\" marks a finding about a range of majors (14's planner, say), not something "
+                         "majors\" marks a finding about a range of majors (18's read stream, say), not something "
                          "this machine lacks."),
     "changed_list": Text("公開の後のメジャーバージョンで変わった知見", "Findings that a later major changed"),
     "none_changed": Text("(結果のあるメジャーバージョンには、まだありません)", "(none yet on the majors with a result)"),

@@ -47,12 +47,12 @@ def ours(run: Run, condition: str) -> Number:
 
 ALTERNATING = Text("最初の 2 行 (読み込まない、読み込むが無効で交互に実行) は 2 台のサーバーで交互に行う短い pgbench の"
                    "実行で、それ以外の行は 1 回の pgbench の実行に条件を混ぜて測ります。実行のしかたが違う"
-                   "ため、同じ「読み込むが無効」の設定でも 2 行目と 3 行目のレイテンシは一致しません。"
+                   "ため、同じ「読み込むが無効」の設定でも 2 行目と 3 行目のレイテンシは一致するとは限りません。"
                    "変化はそれぞれ同じ実行のしかたの基準との比です。",
                    "The first two rows (not loaded; loaded, disabled, alternating) come from short "
                    "pgbench runs alternating between two servers; the other rows mix their conditions "
                    "in one pgbench run. Measured differently, the same \"loaded, disabled\" setting "
-                   "gives different latencies in rows 2 and 3; each change is against a baseline "
+                   "need not give the same latency in rows 2 and 3; each change is against a baseline "
                    "measured the same way.")
 
 

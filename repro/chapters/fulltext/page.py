@@ -41,7 +41,7 @@ def _ms(run: Run, condition: str, column: str, word: str = ORIGINAL_WORD) -> Num
 
 def data_table(run: Run) -> Table:
     hits = run.raw["hits"]
-    rows = [[Text(f"「{w}」({len(w)} 文字)", f"“{w}” ({len(w)} characters)"),
+    rows = [[Text(f"「{w}」({len(w)} 文字)", f"“{w}” ({len(w)} character{'s' if len(w) > 1 else ''})"),
              Number(hits[f"{NONE}/title:{w}"], "", 0), Number(hits[f"{NONE}/description:{w}"], "", 0)] for w in WORDS]
     return Table(Text(f"生成したデータ {run.params['rows']} 行での各語の件数", f"Rows per word in the {run.params['rows']} generated rows"),
                  [Text("語", "Word"), Text("title に含む行", "rows with it in title"),

@@ -63,8 +63,11 @@ def original_table(run: Run) -> Table:
                  [Text("クエリ、サーバー、ワーカー", "Query, server, workers"), Text("9.5", "9.5"),
                   Text("9.6", "9.6"), Text("10", "10")],
                  [[label, *(f"{times[v]:,}" for v in ("9.5", "9.6", "10"))] for label, times in rows],  # as printed
-                 Text("9.5 にはパラレルクエリがないため、9.5 の 2 行は同じ実行です。",
-                      "9.5 has no parallel query: its two rows per query are the same run."))
+                 Text("原典 (PGECons 2017 年度 WG1 活動報告、6 章) の値です。"
+                      "9.5 にはパラレルクエリがないため、9.5 の 2 行は同じ実行です。",
+                      "Figures of the original (PGECons WG1 report for fiscal 2017, section 6). "
+                      "9.5 has no parallel query: its two rows per query are the same run."),
+                 measured=False)
 
 
 def q10_table(run: Run) -> Table:

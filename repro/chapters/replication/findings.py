@@ -67,16 +67,16 @@ def _steps_text(r: Rounds, chain: list[str]) -> Text:
 def _explain_f3(r: Rounds, results: list[CheckResult]) -> Text:
     """What this run measured along pattern B, step by step (the page's table has the rest)."""
     steps = _steps_text(r, PATTERN_B)
-    return Text(f"この実行の各段の変化: {steps.ja}。全サーバーが 2 コアを分け合うため、混在構成の順序は"
+    return Text(f"この実行の各段の変化: {steps.ja}。全サーバーが 1 台のマシンの CPU を分け合うため、混在構成の順序は"
                 "原典どおりにならないことがあり、原因は突き止めていません。",
-                f"Steps in this run: {steps.en}. With all servers sharing 2 cores the mixed "
+                f"Steps in this run: {steps.en}. With all servers sharing one machine's CPUs the mixed "
                 "configurations need not keep the original's order; the cause is not established.")
 
 
 def _explain_f4(r: Rounds, results: list[CheckResult]) -> Text:
-    return Text("このマシンではスタンバイの WAL の適用と walsender がプライマリと同じ 2 コアを使うため、"
+    return Text("ここではスタンバイの WAL の適用と walsender がプライマリと同じマシンの CPU を使うため、"
                 "非同期でもプライマリの CPU を奪います。原典のスタンバイは別の仮想マシンでした。",
-                "On this machine the standbys' WAL replay and the walsenders use the same 2 cores as "
+                "Here the standbys' WAL replay and the walsenders use the same machine's CPUs as "
                 "the primary, so even asynchronous standbys take CPU from it; the original's "
                 "standbys were separate virtual machines.")
 

@@ -222,7 +222,7 @@ def numbers(run: Run) -> dict[str, Number]:
     out["others_cpus"] = _pct(max(others, default=None))
     out["others_max"] = Number(OTHERS_MAX_PCT, "%", 0)
     own = run.summary["conditions"].get("control/own_cpu")
-    out["control.tps"] = Number(own["tps"] if own else None, "", 0)
+    out["control.tps"] = _tps(run, "control/own_cpu") if own else Number(None)  # as in the table
     out["one.fsync_ms"] = Number(one["wal_sync_mean_ms"], "ms", 3)
     out["one.poll_ms"] = Number(one["poll_ms"], "ms", 2)
     return out
