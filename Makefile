@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 SCALE ?= default
 PG ?= 17
-MAJORS ?= 13 15 17 18
+MAJORS ?= 9.6 10 11 12 13 14 15 16 17 18
 # REPRO=cached builds the site from stored results only (no Docker); pages whose
 # result is missing or stale show a warning banner. RESULTS=DIR[:DIR...] adds results
 # gathered elsewhere (e.g. the artifacts of the CI matrix).
@@ -14,9 +14,13 @@ SPHINX := $(VENV)/bin/sphinx-build -c . -W --keep-going -n -q
 comma := ,
 space := $(empty) $(empty)
 PG_LIST := $(subst $(comma),$(space),$(PG))
+# CHAPTERS=a,b limits `make results` to those chapters (a CI job runs one).
+CHAPTERS ?=
 # majors some chapters run beside the one under test (semaphores: 9.6, and 15 under its
-# two builds of Debian's postgresql-15 source package, images/semaphores)
-BESIDE := 9.6 15
+# two builds of Debian's postgresql-15 source package, images/semaphores), built only
+# when semaphores is among the chapters
+SEMAPHORES := $(if $(CHAPTERS),$(filter semaphores,$(subst $(comma),$(space),$(CHAPTERS))),semaphores)
+BESIDE := $(if $(SEMAPHORES),9.6 15)
 export SCALE RESULTS REPRO
 
 .PHONY: help venv system engine image images results matrix html pdf site-check test gettext intl \
@@ -51,27 +55,31 @@ lock:
 
 venv: $(VENV)/.stamp
 
+# SYSTEM=run or site: only what measuring, or a build from stored results, needs (CI jobs)
+SYSTEM ?= all
 system:
-	@scripts/install-system.sh
+	@scripts/install-system.sh $(SYSTEM)
 
 engine: system
 	@scripts/ensure-docker.sh
 
 image: engine
 	@for m in $(PG_LIST) $(BESIDE); do images/ensure.sh $$m || exit 1; done
-	@images/semaphores/ensure.sh
+	@$(if $(SEMAPHORES),images/semaphores/ensure.sh)
 
 images: engine
 	@for m in $(MAJORS) $(BESIDE); do images/ensure.sh $$m || exit 1; done
 	@images/semaphores/ensure.sh
 
-results: venv image
-	$(PY) -m repro build --scale $(SCALE) --pg $(PG) $(if $(WAIT),--wait)
+# The venv's install and the image build overlap (two jobs; both need only `system`).
+results: system
+	@$(MAKE) -s -j2 venv image
+	$(PY) -m repro build --scale $(SCALE) --pg $(PG) $(if $(CHAPTERS),--only $(CHAPTERS)) $(if $(WAIT),--wait)
 
 matrix: venv images
 	$(PY) -m repro build --scale $(SCALE) --pg $(subst $(space),$(comma),$(strip $(MAJORS))) $(if $(WAIT),--wait)
 
-html: venv system $(if $(filter cached,$(REPRO)),,results) check-po
+html: system $(if $(filter cached,$(REPRO)),venv,results) check-po
 	@for lang in ja en; do \
 	  echo "sphinx-build ($$lang)"; \
 	  $(SPHINX) -b html -D language=$$lang docs _build/html/$$lang || exit 1; \

@@ -181,7 +181,7 @@ def scaling_table(rows: list[tuple[str, Text]]) -> Callable[[Run], Table]:
         original, scales = run.chapter.original["scale"], run.chapter.scales
         cells = [[label, _parameter(original[key]), *(_parameter(scales[s][key]) for s in SCALES)]
                  for key, label in rows]
-        return Table(Text("原典と各スケールのパラメータ", "Parameters: the original and each scale"),
+        return Table(Text("原典と各スケールのパラメーター", "Parameters: the original and each scale"),
                      [Text("項目", "Parameter"), Text("原典", "Original"),
                       *(Text(s, s) for s in SCALES)], cells, measured=False)
     return build

@@ -4,12 +4,19 @@ revision of it, with its date, the old and the new declaration, and why.
 
 A claim must be fixed before the runs that judge it. So a finding's declaration in
 findings.py must equal its registered one (tests/test_claims.py fails otherwise), a
-change is registered as a revision (`python -m repro register NAME --why "..."`), and
+change is registered as a revision (`python -m repro register NAME --why "..."`, with the
+reason in Japanese too: `claims.register(..., why_ja=...)`), and
 the history on the pages ("held in k of n runs") counts only runs that started after a
 finding's latest revision: the runs that led to a revision never count for it.
 
 The register is `registered.json` in the chapter's package. It is not part of the
 experiment's key: a revision re-judges stored results, it does not re-measure.
+
+The register is kept in English, with the claim in Japanese (`claim_ja`); each entry also
+keeps the Japanese of its thresholds and requirements as they were at its last
+registration (`holds_if_ja`, `requires_ja`: not compared, only shown), so that a revision
+can say in both languages what changed: `old_ja`/`new_ja` beside `old`/`new` (the same
+fields, `claim` holding the Japanese claim) and `why_ja` beside `why`.
 """
 from __future__ import annotations
 
@@ -25,6 +32,7 @@ from .verdict import Finding
 
 FILE = "registered.json"
 FIELDS = ("kind", "claim", "claim_ja", "holds_if", "requires", "expected", "changed_in")
+JA = {"claim": "claim_ja", "claim_ja": "claim_ja", "holds_if": "holds_if_ja", "requires": "requires_ja"}
 
 
 def declaration(f: Finding) -> dict[str, Any]:
@@ -33,6 +41,27 @@ def declaration(f: Finding) -> dict[str, Any]:
             "holds_if": [c.text().en for c in f.checks],
             "requires": [r.label.en for r in f.requires], "expected": f.expected,
             "changed_in": (f"{f.changed_in.major} ({f.changed_in.cite})" if f.changed_in else None)}
+
+
+def declaration_ja(f: Finding) -> dict[str, Any]:
+    """The Japanese of a declaration's texts, kept beside it (not compared: shown only)."""
+    return {"claim_ja": f.claim.ja, "holds_if_ja": [c.text().ja for c in f.checks],
+            "requires_ja": [r.label.ja for r in f.requires]}
+
+
+def in_japanese(fields: dict[str, Any], japanese: dict[str, Any]) -> dict[str, Any] | None:
+    """A revision's `old` or `new` fields in Japanese: texts from `japanese` (an entry or a
+    declaration_ja), the rest (kind, expected flag, major) as they are; `claim` and
+    `claim_ja` both become `claim`. None when a text's Japanese is not known."""
+    out: dict[str, Any] = {}
+    for k, v in fields.items():
+        if k in JA:
+            if japanese.get(JA[k]) is None:
+                return None
+            out["claim" if k == "claim_ja" else k] = japanese[JA[k]]
+        else:
+            out[k] = v
+    return out
 
 
 def path(chapter: Chapter) -> Path:
@@ -61,31 +90,43 @@ def differences(chapter: Chapter) -> dict[str, dict[str, tuple[Any, Any]]]:
     return found
 
 
-def register(chapter: Chapter, why: str, when: datetime | None = None) -> list[str]:
+def register(chapter: Chapter, why: str, when: datetime | None = None, why_ja: str | None = None) -> list[str]:
     """Record a revision for every finding whose declaration changed (a first registration
-    for a new one); returns their ids. A finding dropped from findings.py stays in the
-    register, marked withdrawn, so its history remains."""
+    for a new one), with why (and why_ja, the reason in Japanese, when given); returns
+    their ids. A finding dropped from findings.py stays in the register, marked withdrawn,
+    so its history remains."""
     changed = differences(chapter)
     register_ = load(chapter)
     current = {f.id for f in chapter.findings}
     withdrawn = [k for k, v in register_.items() if k not in current and not v.get("withdrawn")]
     if (changed or withdrawn) and not why.strip():
         raise ReproError("say why the claims changed (--why)")
+    if why_ja is not None and not why_ja.strip():
+        raise ReproError("the reason in Japanese is empty (--why-ja)")
+    reason = {"why": why, **({"why_ja": why_ja} if why_ja else {})}
     stamp = (when or datetime.now(timezone.utc)).isoformat(timespec="minutes")
     for f in chapter.findings:
         if f.id not in changed:
             continue
         entry = register_.setdefault(f.id, {"revisions": []})
         first = not entry["revisions"]
-        entry["revisions"].append({
-            "date": stamp, "what": "registered" if first else "revised",
-            "old": None if first else {k: old for k, (old, _) in changed[f.id].items()},
-            "new": {k: new for k, (_, new) in changed[f.id].items()}, "why": why})
+        old = None if first else {k: old for k, (old, _) in changed[f.id].items()}
+        new = {k: new for k, (_, new) in changed[f.id].items()}
+        revision = {"date": stamp, "what": "registered" if first else "revised", "old": old, "new": new,
+                    **reason}
+        new_ja = in_japanese(new, declaration_ja(f))
+        old_ja = None if old is None else in_japanese(old, entry)
+        if new_ja is not None and (old is None or old_ja is not None):
+            revision |= {"old_ja": old_ja, "new_ja": new_ja}
+        entry["revisions"].append(revision)
         entry.update(declaration(f))
+    for f in chapter.findings:  # the Japanese as it stands (also where only it changed)
+        if f.id in register_:
+            register_[f.id].update(declaration_ja(f))
     for k in withdrawn:
         register_[k]["withdrawn"] = True
         register_[k]["revisions"].append({"date": stamp, "what": "withdrawn", "old": None,
-                                           "new": None, "why": why})
+                                           "new": None, **reason})
     _write(path(chapter), register_)
     return sorted(changed) + withdrawn
 

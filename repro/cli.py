@@ -122,8 +122,16 @@ def cmd_check(args: argparse.Namespace) -> int:
 def cmd_build(args: argparse.Namespace) -> int:
     """Bring every chapter's result up to date (used by `make html`)."""
     from .lab import runner
+    chosen = [registry.get(n) for n in args.only.split(",")] if args.only else \
+        list(registry.chapters().values())
+    todo = [(c, m) for m in _majors(args.pg) for c in chosen if not runner.is_cached(c, args.scale, m)]
+    if todo:
+        total = sum(runner.expected_s(c, args.scale) for c, _ in todo)
+        print(f"{len(todo)} chapter run(s) to make at {args.scale} scale, about {total / 60:.0f} min "
+              f"(from earlier runs' durations; a chapter stops once its findings are decided): "
+              + ", ".join(f"{c.name} on {_major(m)}" for c, m in todo), flush=True)
     for major in _majors(args.pg):
-        for chapter in registry.chapters().values():
+        for chapter in chosen:
             doc, reused = runner.run(chapter, args.scale, major, wait=args.wait)
             print(f"{chapter.name} on PostgreSQL {_major(major)}: "
                   f"{'cached' if reused else 'ran'} ({doc['provenance']['duration_s']:.0f} s)")
@@ -151,7 +159,7 @@ def cmd_register(args: argparse.Namespace) -> int:
     requirements, kind or expected flag changed (repro/claims.py)."""
     from . import claims
     chapter = registry.get(args.name)
-    changed = claims.register(chapter, args.why or "")
+    changed = claims.register(chapter, args.why or "", why_ja=args.why_ja)
     print(f"{chapter.name}: " + (f"registered {', '.join(changed)}" if changed else "the register is current"))
     return 0
 
@@ -211,6 +219,8 @@ def parser() -> argparse.ArgumentParser:
         if name != "check":
             s.add_argument("--wait", action="store_true",
                            help="wait for a run going on this Docker engine instead of refusing")
+        if name == "build":
+            s.add_argument("--only", metavar="CHAPTERS", help="these chapters, comma-separated")
         if name == "run":
             s.add_argument("--dsn", help="run against an existing server (chapters that allow it)")
             s.add_argument("--force", action="store_true", help="run even if a fresh result exists")
@@ -223,6 +233,7 @@ def parser() -> argparse.ArgumentParser:
     s = sub.add_parser("register", help="record revisions of a chapter's changed claims")
     s.add_argument("name")
     s.add_argument("--why", help="why the claims changed (required when some did)")
+    s.add_argument("--why-ja", help="the same reason in Japanese, for the Japanese page")
     s.set_defaults(fn=cmd_register)
     s = sub.add_parser("new", help="scaffold a new chapter (package, page, catalogue, test)")
     s.add_argument("name")

@@ -58,15 +58,15 @@ def load(path: Path, chapter: str | None = None) -> dict[str, Any] | None:
     return doc
 
 
-def write_atomically(path: Path, text: str) -> None:
+def write_atomically(path: Path, data: str | bytes) -> None:
     """A temporary file of this process beside `path`, synced, then renamed over it: a
     reader sees the old file or the new one, never half of one, also when two builds
     (the two languages) write the same file at once."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
+        with os.fdopen(fd, "wb") as out:
+            out.write(data.encode() if isinstance(data, str) else data)
             out.flush()
             os.fsync(out.fileno())
         os.replace(tmp, path)

@@ -124,7 +124,7 @@ def numbers(run: Run) -> dict[str, Number]:
     return {{"gain": run.estimate(FINDINGS[0].checks[0].measure)}}
 
 
-SCALE_ROWS = [("scale", Text("pgbench のスケールファクタ", "pgbench scale factor")),
+SCALE_ROWS = [("scale", Text("pgbench のスケールファクター", "pgbench scale factor")),
               ("clients", Text("クライアント数", "clients")),
               ("seconds", Text("1 回の実行時間 [s]", "run length [s]")),
               ("rounds", Text("繰り返し (ラウンド、最小)", "repetitions (rounds, at least)"))]

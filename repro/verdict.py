@@ -59,18 +59,28 @@ class Measure:
     digits: int | None = None
     signed: bool = False
     exact: bool = False  # a mechanism: checked exactly, no interval
+    # the least value the quantity can take (a duration, a share: 0). The t interval of a
+    # linear-scale mean can reach below it when one round stands out; the page shows the
+    # interval cut at the floor (its coverage is the same: the true value is not below
+    # it). Judging is unaffected: a floor at or below every threshold changes no verdict.
+    floor: float | None = None
+    ratio: bool = False  # a ratio shown in % (one TPS as a share of another): log scale too
 
     @property
     def scale(self) -> str:
         """How rounds are averaged (stats.SCALES): ratios and signed % changes on the log
         scale, the rest as they are."""
-        return "ratio" if self.unit == "×" else "change" if self.unit == "%" and self.signed else "linear"
+        if self.unit == "×" or self.ratio:
+            return "ratio"
+        return "change" if self.unit == "%" and self.signed else "linear"
 
     def estimate(self, rounds: Rounds) -> Estimate:
         return estimate(self.statistic, rounds, self.exact, self.scale)
 
     def number(self, value: float | None, low: float | None = None,
                high: float | None = None) -> Number:
+        if self.floor is not None and low is not None:
+            low = max(low, self.floor)
         return Number(value, self.unit, self.digits, self.signed, low, high)
 
 

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Debian packages the project needs. As root on Debian: installs what is missing.
-# Elsewhere: names what is missing and fails, so nothing half-works silently.
-# With arguments, those packages instead (e.g. golang-go for `make lint-workflow`).
-#   docker.io    the Docker engine (scripts/ensure-docker.sh starts it)
+# Debian packages the project needs. As root on Debian (or Ubuntu): installs what is
+# missing. Elsewhere: names what is missing and fails, so nothing half-works silently.
+# Usage: install-system.sh [all|run|site|PACKAGE...]: `run` what measuring needs, `site`
+# what a build from stored results needs (a CI job's share), packages by name otherwise
+# (e.g. golang-go for `make lint-workflow`).
+#   docker.io    the Docker engine (scripts/ensure-docker.sh starts it), unless one is
+#                installed already (a CI runner's)
 #   mmdebstrap   offline PostgreSQL images (images/build.sh)
 #   maven unzip xz-utils  the same, for zonky's server binaries (a .txz in a jar that
 #                Maven's own client fetches by its coordinates)
@@ -15,10 +18,17 @@
 #   stress-ng    keeps a core busy for the verdict-stability benchmark under load
 #   mecab-ipadic the IPA dictionary's word lists: the fulltext chapter's Japanese records
 set -euo pipefail
-packages=(docker.io mmdebstrap maven unzip xz-utils gettext plantuml graphviz fonts-noto-cjk chromium
-          texlive-lang-japanese texlive-latex-recommended texlive-latex-extra texlive-plain-generic
-          texlive-fonts-recommended tex-gyre latexmk stress-ng mecab-ipadic)
-[ $# -gt 0 ] && packages=("$@")
+engine=(docker.io)
+command -v dockerd > /dev/null && ! dpkg-query -W docker.io > /dev/null 2>&1 && engine=()
+run=("${engine[@]}" mmdebstrap maven unzip xz-utils mecab-ipadic)
+site=(gettext plantuml graphviz fonts-noto-cjk texlive-lang-japanese texlive-latex-recommended
+      texlive-latex-extra texlive-plain-generic texlive-fonts-recommended tex-gyre latexmk)
+case "${1:-all}" in
+  all) packages=("${run[@]}" "${site[@]}" chromium stress-ng) ;;
+  run) packages=("${run[@]}") ;;
+  site) packages=("${site[@]}") ;;
+  *) packages=("$@") ;;
+esac
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -6,8 +6,12 @@ chapter once at tiny scale, so each chapter runs at most once per session.
 """
 from __future__ import annotations
 
+import json
+import subprocess
+import threading
+import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import pytest
 
@@ -40,3 +44,55 @@ def chapter_result(name: str) -> tuple[dict[str, Any], bool]:
 @pytest.fixture
 def data_dir() -> Path:
     return Path(__file__).parent / "data"
+
+
+class Watcher:
+    """Everything Docker and the host show of a run while it goes: every `docker inspect`
+    of its containers and of their execs, the process list, and afterwards the engine's
+    event stream."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+        self.privileged: list[str] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+
+    def start(self) -> None:
+        self.since = time.time() - 1
+        self._thread.start()
+
+    def stop(self) -> None:
+        if self._stop.is_set():
+            return
+        self._stop.set()
+        self._thread.join()
+        from repro.lab import engine
+        c = engine.client()
+        self.seen += [json.dumps(e) for e in c.events(since=self.since, until=time.time() + 1, decode=True)]
+
+    def _watch(self) -> None:
+        import docker.errors
+        from repro.lab import engine
+        c = engine.client()
+        while not self._stop.is_set():
+            self.seen.append(subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout)
+            for container in c.containers.list(all=True, filters={"label": "io.repro.run"}):
+                try:
+                    attrs = c.api.inspect_container(container.id)
+                    execs = [c.api.exec_inspect(e) for e in attrs.get("ExecIDs") or []]
+                except docker.errors.NotFound:  # gone meanwhile
+                    continue
+                self.seen += [json.dumps(attrs), *map(json.dumps, execs)]
+                if attrs["HostConfig"].get("Privileged"):
+                    self.privileged.append(container.name)
+                self.privileged += [e["ID"] for e in execs if e["ProcessConfig"].get("privileged")]
+            time.sleep(0.05)
+
+
+@pytest.fixture
+def watcher() -> Iterator[Watcher]:
+    """A Watcher started for the test; the test stops it before judging what it saw."""
+    w = Watcher()
+    w.start()
+    yield w
+    w.stop()

@@ -36,6 +36,27 @@ def test_every_revision_says_when_and_why(name: str) -> None:
             datetime.fromisoformat(r["date"])
             assert r["why"].strip(), f"{fid}: a revision without a reason"
             assert r["what"] in ("registered", "revised", "withdrawn")
+            assert "why_ja" not in r or r["why_ja"].strip(), f"{fid}: an empty reason in Japanese"
+            for side in ("old", "new"):  # the Japanese, where kept, names the same fields
+                if f"{side}_ja" in r:
+                    fields = {"claim" if k == "claim_ja" else k for k in r[side] or {}}
+                    assert set(r[f"{side}_ja"] or {}) == fields, f"{fid}: {side}_ja names other fields than {side}"
+        for key in ("holds_if", "requires"):  # the Japanese kept beside the texts, one for one
+            if f"{key}_ja" in entry:
+                assert len(entry[f"{key}_ja"]) == len(entry[key]), f"{fid}: {key}_ja"
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_every_shown_revision_says_it_in_japanese(name: str) -> None:
+    """The chapter pages show the revisions in the page's language: the Japanese page needs
+    the reason and the change in Japanese (`register(..., why_ja=...)`)."""
+    for fid, entry in claims.load(registry.get(name)).items():
+        for r in entry["revisions"]:
+            if r["what"] == "registered":
+                continue
+            assert r.get("why_ja", "").strip(), f"{fid} {r['date']}: no reason in Japanese (why_ja)"
+            if r["new"] is not None:
+                assert r.get("new_ja") is not None, f"{fid} {r['date']}: the change has no Japanese (new_ja)"
 
 
 @pytest.fixture
@@ -55,11 +76,17 @@ def test_a_changed_threshold_needs_a_revision(scratch_chapter) -> None:
     with pytest.raises(ReproError):
         claims.register(chapter, "")
     later = datetime(2030, 1, 1, tzinfo=timezone.utc)
-    assert claims.register(chapter, "a wider margin, chosen from the original's numbers", later) == [f.id]
+    with pytest.raises(ReproError):
+        claims.register(chapter, "a reason", later, why_ja=" ")
+    assert claims.register(chapter, "a wider margin, chosen from the original's numbers", later,
+                           why_ja="原典の数値から選んだ、より広い余裕") == [f.id]
     assert not claims.differences(chapter)
     revision = claims.revisions(chapter, f.id)[-1]
     assert revision["what"] == "revised" and revision["date"].startswith("2030-01-01")
     assert "holds_if" in revision["old"] and "holds_if" in revision["new"]
+    assert revision["why_ja"] == "原典の数値から選んだ、より広い余裕"
+    assert revision["new_ja"]["holds_if"] == [c.text().ja for c in moved.checks]
+    assert revision["old_ja"]["holds_if"] == [c.text().ja for c in f.checks]
     assert claims.counted_since(chapter, f.id).startswith("2030-01-01")
 
 

@@ -391,3 +391,27 @@ def test_the_semaphore_control_names_its_source_package(client):
     sources = {kind: found[kind].get(LABEL + "source", "") for kind in found}
     assert sources["sysv"] == sources["posix"] and sources["sysv"].startswith("postgresql-"), sources
     assert {found[k][LABEL + "semaphores"] for k in found} == {"SYSV", "UNNAMED_POSIX"}
+
+
+def _image_ids(client: docker.DockerClient) -> tuple[set[str], int, set[str]]:
+    """The images (tagged or dangling), the count of all of them with the layers the
+    builder keeps as their parents, and the dangling ones."""
+    return ({i.id for i in client.images.list()}, len(client.images.list(all=True)),
+            {i.id for i in client.images.list(filters={"dangling": True})})
+
+
+def test_a_rebuild_leaves_no_image_behind(client):
+    """Rebuilding an image replaces it: afterwards the new image stands where the old one
+    stood, there are as many images and parent layers as before (the old image's, its base
+    and the candidate are gone) and no new dangling one. 11 is the cheapest build here
+    (zonky's binaries on a Debian root, about 80 s)."""
+    if not present(client, "11"):
+        pytest.skip("no repro-postgres:11 to rebuild: make images")
+    old = client.images.get(image_name("11")).id
+    before, count_before, dangling_before = _image_ids(client)
+    subprocess.run(["bash", os.path.join(ROOT, "images", "build.sh"), "11"], check=True,
+                   capture_output=True, timeout=900)
+    after, count_after, dangling_after = _image_ids(client)
+    new = client.images.get(image_name("11")).id
+    assert after - before <= {new} and before - after <= {old}, (after - before, before - after)
+    assert count_after == count_before and dangling_after <= dangling_before

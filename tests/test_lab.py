@@ -15,11 +15,13 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from conftest import Watcher
 from repro.errors import ReproError
 from repro.lab import engine
 from repro.lab.pgtools import parse_test_timing
 from repro.lab.beside import lab_for, named_image
-from repro.lab.servers import Lab, leftovers
+from repro.lab.servers import Lab, leftovers, without_password
+from repro.lab.strace import traced
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -50,6 +52,7 @@ def test_single_server_settings_restart_pgbench_and_tools() -> None:
                      "WHERE datname = current_database()") \
             == [("UTF8", "C.UTF-8")]
         assert s.sql("SELECT version()")[0][0].startswith(f"PostgreSQL {s.major}.")
+        assert s.sql("SHOW jit") == [("off",)]  # fixed on every major: 9.6 and 10 have none
         s.restart({"shared_preload_libraries": "auto_explain"})
         assert s.sql("SHOW shared_preload_libraries") == [("auto_explain",)]
         assert s.sql("SHOW work_mem") == [("5242kB",)]  # command-line settings survive
@@ -253,3 +256,34 @@ def test_the_docker_engine_listens_on_no_tcp_port() -> None:
             if state == "0A":  # LISTEN
                 listening.add(int(local.rsplit(":", 1)[1], 16))
     assert not listening & {2375, 2376}
+
+
+def test_no_password_shows_in_docker_or_the_process_list_and_nothing_is_privileged(
+        watcher: Watcher, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A primary, its standby, strace on the primary, and client programs beside it given a
+    DSN whose password comes from PGPASSWORD: the password shows in no `docker inspect` of
+    a container or an exec, no `docker events`, no `ps`, no error message; no container or
+    exec is privileged (see test_scaffold for a whole run against a DSN)."""
+    output: list[str] = []
+    with Lab() as lab:
+        net = lab.network()
+        primary = lab.server("primary", network=net, alias="primary", ptrace=True)
+        standby = lab.standby(primary, net, "s1")
+        assert standby.sql("SELECT pg_is_in_recovery()") == [(True,)]
+        data = primary.sql("SHOW data_directory")[0][0]
+        postmaster = int(primary.run(["head", "-n", "1", f"{data}/postmaster.pid"]))
+        with traced(primary, [postmaster]) as lines:
+            primary.sql("SELECT 1")
+        assert any("read" in line for line in lines)  # strace attached and saw the backend start
+        monkeypatch.setenv("PGPASSWORD", lab.password)
+        dsn = without_password(primary.conninfo())
+        external = lab.external(dsn, "existing")
+        external.pgbench_init(1)
+        assert external.pgbench(["-n", "-T", "1"]).transactions > 0
+        with pytest.raises(ReproError, match="the DSN carries a password") as refused:
+            lab.external(primary.conninfo(), "refused")
+        output.append(str(refused.value))
+    watcher.stop()
+    assert watcher.privileged == []
+    leaked = [s for s in watcher.seen + output if lab.password in s]
+    assert leaked == [], f"the password shows in: {leaked[0][:300]}"

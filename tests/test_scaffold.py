@@ -11,9 +11,10 @@ import pytest
 
 from repro import scaffold
 from repro.chapter import Chapter, Run
+from conftest import Watcher
 from repro.errors import ReproError
 from repro.lab import runner
-from repro.lab.servers import Lab
+from repro.lab.servers import Lab, without_password
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -61,17 +62,29 @@ def test_new_chapter_runs_and_is_wired(tree: Path) -> None:
     assert "{repro-table} demo_chapter tps" in page and "files/postgresql.conf" in page
 
 
-def test_new_chapter_runs_against_an_existing_server_by_dsn(tree: Path) -> None:
-    """The DSN target: a server the run did not start, pgbench in a helper container."""
+def test_new_chapter_runs_against_an_existing_server_by_dsn(
+        tree: Path, watcher: Watcher, monkeypatch: pytest.MonkeyPatch,
+        capfd: pytest.CaptureFixture[str]) -> None:
+    """The DSN target: a server the run did not start, pgbench in a helper container, the
+    password from PGPASSWORD as libpq takes it. The password shows nowhere: not in the run's
+    output or result, `docker inspect` of a container or exec, `docker events` or `ps`."""
     scaffold.create("dsn_demo", tree)
     chapter = _load(tree, "dsn_demo")
+    output: list[str] = []
     with Lab() as lab:
         existing = lab.server("existing")
-        doc, _ = runner.run(chapter, "tiny", dsn=existing.conninfo(), out=lambda line: None)
+        monkeypatch.setenv("PGPASSWORD", lab.password)
+        dsn = without_password(existing.conninfo())
+        doc, _ = runner.run(chapter, "tiny", dsn=dsn, out=output.append)
         assert existing.sql("SELECT count(*) FROM pgbench_branches") == [(1,)]
+    watcher.stop()
     assert doc["provenance"]["target"] == "external server (DSN)"
-    assert doc["key"]["target"].startswith("dsn:") and "password" not in json.dumps(doc)
+    assert doc["key"]["target"] == f"dsn:{dsn}" and "password" not in json.dumps(doc)
     assert doc["raw"]["rounds"]["on"][0]["tps"] > 0
+    log = capfd.readouterr()
+    assert "round 1" in log.err and watcher.privileged == []
+    leaked = [s for s in [*watcher.seen, *output, log.out, log.err, json.dumps(doc)] if lab.password in s]
+    assert leaked == [], f"the password shows in: {leaked[0][:300]}"
 
 
 @pytest.mark.parametrize("name, message", [("Bad-Name", "lower-case"),

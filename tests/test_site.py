@@ -107,17 +107,27 @@ def test_front_page_and_ledger(base_url, browser, lang: str) -> None:
     page, errors = _open(browser, f"{base_url}/{lang}/index.html")
     page.screenshot(path=str(SHOTS / f"index-{lang}.png"), full_page=True)
     assert errors == [] and _broken_images(page) == []
-    rows = page.eval_on_selector_all("table.repro-ledger tbody tr", "trs => trs.map(tr => "
-                                     "Array.from(tr.cells).map(td => td.innerText.trim()))")
-    chapter_of_row = ""
+    groups = page.eval_on_selector_all(  # one collapsible group per chapter, closed at first
+        "details.repro-ledger-chapter", "ds => ds.map(d => [d.dataset.chapter, d.open, "
+        "d.querySelector('summary').innerText.trim(), Array.from(d.querySelectorAll('table.repro-ledger tbody tr'))"
+        ".map(tr => Array.from(tr.cells).map(td => td.textContent.trim()))])")
+    assert [name for name, *_ in groups] == list(registry.chapters())
     seen = set()
-    for cells in rows:  # chapter (first row only), finding, claim, status
-        chapter_of_row = cells[0] or chapter_of_row
-        name = next(n for n, c in registry.chapters().items() if c.title(lang) == chapter_of_row)
+    for name, opened, line, rows in groups:  # rows: finding, claim, status
+        assert not opened
         verdicts = {v.finding.id: v for v in Run(registry.get(name), chapter_result(name)[0]).verdicts}
-        assert cells[3].startswith(verdicts[cells[1]].badge()(lang)), cells
-        seen.add((name, cells[1]))
+        assert line.startswith(registry.get(name).title(lang)), line
+        for status in {bucket(v) for v in verdicts.values()}:  # the line counts each verdict
+            n = sum(bucket(v) == status for v in verdicts.values())
+            assert f"{BUCKETS[status](lang)} {n}" in line, (line, status, n)
+        for cells in rows:
+            assert cells[2].startswith(verdicts[cells[0]].badge()(lang)), cells
+            seen.add((name, cells[0]))
     assert seen == {(n, f.id) for n, c in registry.chapters().items() for f in c.findings}
+    first = page.locator("details.repro-ledger-chapter").first  # opening a group shows its table
+    assert not first.locator("table.repro-ledger").is_visible()
+    first.locator("summary").click()
+    assert first.locator("table.repro-ledger").is_visible()
     counted: dict[tuple[str, str], int] = {}  # the summary on this major counts the same verdicts
     for name, chapter in registry.chapters().items():
         for v in Run(chapter, chapter_result(name)[0]).verdicts:

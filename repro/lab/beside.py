@@ -44,13 +44,13 @@ def named_image(name: str) -> engine.Image:
                         frozenset(f for f in labels.get("features", "").split(",") if f))
 
 
-def start_all(ctx: RunContext, starts: list[Start], prepare: Callable[[ContainerServer], None]
-              ) -> list[ContainerServer]:
+def start_all(ctx: RunContext, starts: list[Start], prepare: Callable[[ContainerServer], None],
+              ptrace: bool = False) -> list[ContainerServer]:
     """Start and `prepare` every server at once (set-ups overlap well on 2 cores); record
-    the provenance of those not in the run's own lab."""
+    the provenance of those not in the run's own lab. `ptrace` as in `Lab.server`."""
     def start(item: Start) -> ContainerServer:
         lab, role, settings = item
-        server = lab.server(role, settings)
+        server = lab.server(role, settings, ptrace=ptrace)
         prepare(server)
         return server
     with ThreadPoolExecutor(len(starts)) as pool:

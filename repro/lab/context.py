@@ -43,6 +43,11 @@ class RunContext:
     def major(self) -> float:
         return self.lab.major
 
+    def has(self, feature: str) -> bool:
+        """Whether the run's image carries `feature` (an extension or a tool, as its labels
+        say): a chapter runs what it can without it."""
+        return self.lab.image is not None and feature in self.lab.image.features
+
     def step(self, what: str) -> None:
         self.progress.note(what)
 

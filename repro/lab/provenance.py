@@ -44,12 +44,14 @@ def _inside(server: Server) -> dict[str, str | None]:
 
 
 def server(s: Server) -> dict[str, Any]:
-    """One server: its role, version(), image, non-default settings (passwords redacted)."""
+    """One server: its role, version(), image and what works in it, non-default settings
+    (passwords redacted)."""
     return {
         "role": s.role.as_dict() if isinstance(s.role, Text) else s.role,
         "version": s.sql("SELECT version()")[0][0],
         "image": ({"name": s.image.name, "id": s.image.id, "origin": s.image.origin,
-                   "recipe": s.image.recipe} if s.image else None),
+                   "recipe": s.image.recipe, "features": sorted(s.image.features)}
+                  if s.image else None),
         "settings": {k: redacted(v) for k, v in s.setting_rows().items()},
     }
 

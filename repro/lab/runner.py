@@ -2,11 +2,11 @@
 write its result document."""
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import sys
 import time
 from datetime import datetime, timezone
+from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable
 
@@ -20,7 +20,7 @@ from . import engine, provenance
 from .context import RunContext
 from .measure import Progress
 from .runlock import engine_lock
-from .servers import Lab, check_dsn
+from .servers import Lab, check_dsn, without_password
 
 
 def check_scale(chapter: Chapter, scale: str) -> dict[str, Any]:
@@ -30,8 +30,9 @@ def check_scale(chapter: Chapter, scale: str) -> dict[str, Any]:
 
 
 def target_of(dsn: str | None) -> str:
-    """The target in the cache key; a DSN is hashed so no password lands in a file."""
-    return "container" if dsn is None else "dsn:" + hashlib.sha256(dsn.encode()).hexdigest()[:12]
+    """The target in the cache key: the DSN as given, which carries no password (see
+    servers.check_dsn; stripped once more all the same)."""
+    return "container" if dsn is None else "dsn:" + without_password(dsn)
 
 
 def stored(path: Any, chapter: Chapter, warn: Callable[[str], None]) -> dict[str, Any] | None:
@@ -54,6 +55,32 @@ def _experiment(chapter: Chapter) -> ModuleType:
     return sys.modules[name]
 
 
+def _keyed(chapter: Chapter, scale: str, major: float, lab_major: float, dsn: str | None
+           ) -> tuple[engine.Image, dict[str, Any], Path]:
+    """The image a run uses, the key of its result, and where the result goes."""
+    image = engine.resolve_image(lab_major)
+    key = results.cache_key(chapter.experiment_hash(scale), scale, image.key, target_of(dsn))
+    return image, key, results.path_for(chapter.name, major, scale)
+
+
+def is_cached(chapter: Chapter, scale: str, major: float) -> bool:
+    """Whether `run` would reuse a stored result rather than measure."""
+    _, key, path = _keyed(chapter, scale, major, major, None)
+    return results.is_fresh(stored(path, chapter, lambda line: None), key)
+
+
+def expected_s(chapter: Chapter, scale: str) -> float:
+    """How long a run of `chapter` at `scale` should take: the median of its five newest
+    runs at that scale (any major, any version of the code), else its budget of rounds
+    and a minute to set up."""
+    durations = [d["provenance"]["duration_s"] for d in
+                 sorted(results.everything(chapter.name), key=lambda d: d["provenance"]["started"])
+                 if d["scale"] == scale and d["provenance"].get("duration_s")][-5:]
+    if durations:
+        return sorted(durations)[len(durations) // 2]
+    return check_scale(chapter, scale).get("budget_s", 120) + 60
+
+
 def run(chapter: Chapter, scale: str = "default", major: float = engine.DEFAULT_MAJOR,
         dsn: str | None = None, force: bool = False,
         out: Callable[[str], None] = print, wait: bool = False) -> tuple[dict[str, Any], bool]:
@@ -66,9 +93,7 @@ def run(chapter: Chapter, scale: str = "default", major: float = engine.DEFAULT_
                              f"restarts servers of its own")
         major = check_dsn(dsn)
     lab_major = engine.DEFAULT_MAJOR if dsn else major  # with a DSN, the image only runs pgbench
-    image = engine.resolve_image(lab_major)
-    key = results.cache_key(chapter.experiment_hash(scale), scale, image.key, target_of(dsn))
-    path = results.path_for(chapter.name, major, scale)
+    image, key, path = _keyed(chapter, scale, major, lab_major, dsn)
     previous = stored(path, chapter, out)
     if not force and results.is_fresh(previous, key):
         return previous, True  # type: ignore[return-value]

@@ -5,8 +5,15 @@ exits, also on an exception, Ctrl-C or SIGTERM/SIGHUP, so a run leaves nothing
 behind: what it recorded, and anything else that carries its run's label.
 
 Nothing of a run is open to the network: with a local engine each server's port is
-published on 127.0.0.1 only, and every run has its own random superuser password,
-which no result, page, log line or error message contains.
+published on 127.0.0.1 only, and every run has its own random superuser password. The
+password reaches a container as a file copied in before it starts (the image's
+POSTGRES_PASSWORD_FILE), never in an environment or a command line that `docker inspect`,
+`docker events` or `ps` would show; readiness is polled from here, not by an exec in the
+container. A given DSN carries no password (libpq's PGPASSWORD, ~/.pgpass or a service
+file supply it), and client programs beside it get the password in their environment.
+
+Settings that differ between images and change what is measured are fixed on every server
+of every major (FIXED): JIT, which only 11 and later have, is off, as on 9.6 and 10.
 """
 from __future__ import annotations
 
@@ -38,13 +45,21 @@ os.environ.setdefault("TC_POOLING_INTERVAL", "0.1")  # readiness poll; the defau
 
 import psycopg  # noqa: E402
 from psycopg import sql as pgsql  # noqa: E402
-from testcontainers.community.postgres import PostgresContainer  # noqa: E402
+from psycopg.conninfo import conninfo_to_dict, make_conninfo  # noqa: E402
+from testcontainers.core.container import DockerContainer  # noqa: E402
 from testcontainers.core.network import Network  # noqa: E402
 
 RUN_LABEL = "io.repro.run"
 USER, DB = "postgres", "bench"
 SOCKET_DIR = "/var/run/postgresql"
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+PASSWORD_FILE = "/run/repro/password"  # in the container; the image reads it at initdb
+START_TIMEOUT_S = 300  # initdb, or a standby's base backup, before the first connection
+
+
+def fixed_settings(major: float) -> dict[str, str]:
+    """Settings every server gets, so that cells of the matrix compare like with like."""
+    return {"jit": "off"} if major >= 11 else {}
 
 
 class Server:
@@ -126,7 +141,7 @@ class Server:
 class ContainerServer(Server):
     """A server in a container of the lab; settings can change with a restart."""
 
-    def __init__(self, container: PostgresContainer, image: engine.Image, major: float,
+    def __init__(self, container: DockerContainer, image: engine.Image, major: float,
                  password: str, role: Text | str, alias: str | None) -> None:
         self.container = container
         self.image = image
@@ -166,23 +181,27 @@ class ContainerServer(Server):
             raise ReproError(f"could not bind processes to CPU {cpu}: "
                              f"{result.output.decode(errors='replace').strip()}")
 
-    def restart(self, settings: dict[str, str]) -> None:
-        """Restart with `settings` as the ALTER SYSTEM layer (replacing the previous one).
+    def restart(self, settings: dict[str, str] | None) -> None:
+        """Restart with `settings` as the ALTER SYSTEM layer (replacing the previous one),
+        or with None keeping that layer and the server's files as they are.
 
         Settings given when the server was started are on its command line and
         cannot be overridden here; pass only the ones that vary.
         """
-        self.sql("ALTER SYSTEM RESET ALL")
-        for key, value in settings.items():
-            self.sql(pgsql.SQL("ALTER SYSTEM SET {} = {}").format(pgsql.Identifier(key),
-                                                                  pgsql.Literal(value)))
+        if settings is not None:
+            self.sql("ALTER SYSTEM RESET ALL")
+            for key, value in settings.items():
+                self.sql(pgsql.SQL("ALTER SYSTEM SET {} = {}").format(pgsql.Identifier(key),
+                                                                      pgsql.Literal(value)))
         self.docker.kill(signal="SIGINT")  # fast shutdown, as the official image's STOPSIGNAL
         self.docker.wait(timeout=60)
         self.docker.start()
-        self.wait_ready()
+        self.wait_ready(60)
 
-    def wait_ready(self, timeout_s: float = 60) -> None:
-        """Poll until the server accepts connections (the host port may change on restart)."""
+    def wait_ready(self, timeout_s: float) -> None:
+        """Poll from here until the server accepts connections over TCP: the image's initdb
+        server listens on its socket only, so the first success is the real server (the
+        host port may change on restart). A container that exits fails at once."""
         deadline = time.monotonic() + timeout_s
         while True:
             try:
@@ -190,11 +209,12 @@ class ContainerServer(Server):
                 with psycopg.connect(self.conninfo(), connect_timeout=2):
                     return
             except (psycopg.OperationalError, TypeError, KeyError, ConnectionError):
-                if time.monotonic() > deadline:
-                    raise ReproError(f"server {self.alias or self.docker.short_id} did not come "
-                                     f"back within {timeout_s:.0f} s:\n"
-                                     + self.docker.logs(tail=5).decode(errors="replace"))
-                time.sleep(0.05)
+                if self.docker.status == "exited" or time.monotonic() > deadline:
+                    raise ReproError(f"server {self.alias or self.docker.short_id} did not "
+                                     + ("start (the container exited)" if self.docker.status == "exited"
+                                        else f"accept connections within {timeout_s:.0f} s")
+                                     + ":\n" + self.docker.logs(tail=5).decode(errors="replace"))
+                time.sleep(0.1)
 
 
 def _pgoptions(options: dict[str, str] | None) -> dict[str, str]:
@@ -205,14 +225,33 @@ def _pgoptions(options: dict[str, str] | None) -> dict[str, str]:
 def check_dsn(dsn: str) -> float:
     """Connect once to an existing server; return its major or fail with one clear line
     (libpq's message, which never carries the password)."""
+    return _connect_dsn(dsn)[0]
+
+
+def _connect_dsn(dsn: str) -> tuple[float, dict[str, str], str | None]:
+    """The server's major, its connection parameters as libpq resolved them (service file,
+    PG* variables; without the password) and the password libpq used (PGPASSWORD, .pgpass)."""
+    try:
+        if "password" in conninfo_to_dict(dsn):
+            raise ReproError("the DSN carries a password, which the process list shows: give it "
+                             "through PGPASSWORD, ~/.pgpass or a service file instead")
+    except psycopg.ProgrammingError:
+        raise ReproError("the DSN is not a libpq connection string (key=value ... or "
+                         "postgresql://...)") from None
     try:
         with psycopg.connect(dsn, connect_timeout=10) as conn:
             num = int(conn.execute("SHOW server_version_num").fetchone()[0])
+            params, password = conn.info.get_parameters(), conn.info.password
     except psycopg.Error as exc:
         lines = str(exc).strip().splitlines()
         raise ReproError(f"cannot connect to the DSN: {lines[-1] if lines else type(exc).__name__}"
                          ) from None
-    return 9.6 if num // 100 == 906 else num // 10000
+    return (9.6 if num // 100 == 906 else num // 10000), params, password or None
+
+
+def without_password(dsn: str) -> str:
+    """A DSN fit to be stored or shown: its parameters but a password."""
+    return make_conninfo(**{k: v for k, v in conninfo_to_dict(dsn).items() if k != "password"})
 
 
 class ExternalServer(Server):
@@ -226,17 +265,21 @@ class ExternalServer(Server):
         self.client = client
         self.image = None  # the server's own image is unknown; provenance has its version()
         self.role = role
-        self.major = check_dsn(dsn)
+        self.major, self._params, self._password = _connect_dsn(dsn)
 
     def conninfo(self) -> str:
         return self.dsn
 
     def _client_exec(self, cmd: list[str], env: dict[str, str]) -> tuple[int, str]:
-        result = self.client.exec_run(cmd, environment=env)
+        """In the helper container, which has none of this machine's libpq files: the
+        parameters libpq resolved here, and the password in the exec's environment (which
+        neither `docker inspect` nor `docker events` shows)."""
+        secret = {"PGPASSWORD": self._password} if self._password else {}
+        result = self.client.exec_run(cmd, environment=env | secret)
         return result.exit_code, result.output.decode(errors="replace")
 
     def _client_target(self) -> list[str]:
-        return [self.dsn]
+        return [make_conninfo(**self._params)]
 
     @property
     def docker(self) -> Any:
@@ -331,25 +374,30 @@ class Lab:
 
     def server(self, role: Text | str, settings: dict[str, str] | None = None,
                network: Network | None = None, alias: str | None = None, shm_size: str = "256m",
-               entrypoint: list[str] | None = None, environment: dict[str, str] | None = None
-               ) -> ContainerServer:
-        """Start a server for `role` whose command line carries `settings` (postgres -c k=v).
+               entrypoint: list[str] | None = None, ptrace: bool = False) -> ContainerServer:
+        """Start a server for `role` whose command line carries the fixed settings and
+        `settings` (postgres -c k=v).
 
         `entrypoint` replaces the image's entrypoint; it gets the postgres command line
-        as its arguments (see `standby`). Every server is recorded for provenance."""
+        as its arguments (see `standby`). `ptrace` adds only CAP_SYS_PTRACE, for strace.
+        Every server is recorded for provenance."""
         image = self._image()
         command = ["postgres"]
-        for key, value in (settings or {}).items():
+        for key, value in (fixed_settings(self.major) | (settings or {})).items():
             command += ["-c", f"{key}={value}"]
         kwargs: dict[str, Any] = {"labels": {RUN_LABEL: self.run_id}, "shm_size": shm_size}
         if entrypoint:
             kwargs["entrypoint"] = entrypoint
-        container = (PostgresContainer(image.name, username=USER, password=self.password,
-                                       dbname=DB, driver=None)
+        if ptrace:
+            kwargs["cap_add"] = ["SYS_PTRACE"]
+        container = (DockerContainer(image.name)
+                     .with_env("POSTGRES_USER", USER)
+                     .with_env("POSTGRES_DB", DB)
+                     .with_env("POSTGRES_PASSWORD_FILE", PASSWORD_FILE)
+                     .with_copy_into_container(self.password.encode(), PASSWORD_FILE, 0o644)
+                     .with_exposed_ports(5432)
                      .with_command(command)
                      .with_kwargs(**kwargs))
-        for key, value in (environment or {}).items():
-            container.with_env(key, value)
         if engine.is_local():  # published on this machine's loopback only (docker-py: (ip, port))
             container.ports[5432] = ("127.0.0.1", None)
         if network is not None:
@@ -363,13 +411,12 @@ class Lab:
                 finally:
                     if container._container is not None:  # created: ours to remove, ready or not
                         self._containers.append(container._container)
-        except ReproError:
-            raise
         except Exception as exc:
             raise ReproError(f"PostgreSQL {engine.major_name(self.major)} ({image.name}) did not "
                              f"start: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
                              ) from exc
         server = ContainerServer(container, image, self.major, self.password, role, alias)
+        server.wait_ready(START_TIMEOUT_S)
         self.servers.append(server)
         return server
 
@@ -380,16 +427,23 @@ class Lab:
         Made as on real hosts: `pg_basebackup -R` with a physical replication slot and the
         standby's name as `application_name` (what synchronous_standby_names refers to),
         then the image's own entrypoint starts the server in standby mode. The password
-        travels in the environment, not on a command line.
+        comes from the container's password file, as the primary's did. It is returned once
+        the primary shows it streaming.
         """
         if primary.alias is None:
             raise ReproError("a standby needs a primary started with a network alias")
         conninfo = f"host={primary.alias} user={USER} application_name={name}"
         script = STANDBY_SCRIPT.format(conninfo=shlex.quote(conninfo), slot=shlex.quote(name),
                                        host=shlex.quote(primary.alias))
-        return self.server(Text(f"スタンバイ {name}", f"standby {name}"), settings, network=network, alias=name,
-                           entrypoint=["sh", "-c", script, "standby"],
-                           environment={"PGPASSWORD": self.password})
+        standby = self.server(Text(f"スタンバイ {name}", f"standby {name}"), settings, network=network,
+                              alias=name, entrypoint=["sh", "-c", script, "standby"])
+        deadline = time.monotonic() + 60
+        while primary.sql("SELECT state FROM pg_stat_replication WHERE application_name = %s",
+                          (name,)) != [("streaming",)]:
+            if time.monotonic() > deadline:
+                raise ReproError(f"standby {name} did not stream from {primary.alias} within 60 s")
+            time.sleep(0.05)
+        return standby
 
     def external(self, dsn: str, role: Text | str) -> ExternalServer:
         """An existing server; pgbench and friends run in a helper container on the host network."""
@@ -406,15 +460,19 @@ class Lab:
 
 
 # Runs as root in a standby's container before the image's entrypoint ("$@" is the
-# postgres command line); the entrypoint finds PG_VERSION and skips initdb. pg_basebackup
-# takes the password from PGPASSWORD and writes it into primary_conninfo (-R).
+# postgres command line); the entrypoint finds PG_VERSION and skips initdb. A restarted
+# standby keeps its data directory and skips the base backup. pg_basebackup
+# reads the password file through PGPASSWORD, set inside the script only, and writes it
+# into primary_conninfo (-R), in the standby's data directory.
 STANDBY_SCRIPT = """set -eu
 export PATH="/usr/lib/postgresql/$PG_MAJOR/bin:$PATH"
 : "${{PGDATA:=/var/lib/postgresql/data}}"
 as_postgres() {{ setpriv --reuid=postgres --regid=postgres --init-groups "$@"; }}
-mkdir -p "$PGDATA" && chown postgres:postgres "$PGDATA" && chmod 700 "$PGDATA"
-until as_postgres pg_isready -q -h {host}; do sleep 0.1; done
-as_postgres pg_basebackup -d {conninfo} -D "$PGDATA" -R -X stream -c fast -C -S {slot}
+if [ ! -s "$PGDATA/PG_VERSION" ]; then
+  mkdir -p "$PGDATA" && chown postgres:postgres "$PGDATA" && chmod 700 "$PGDATA"
+  until as_postgres pg_isready -q -h {host}; do sleep 0.1; done
+  PGPASSWORD="$(cat "$POSTGRES_PASSWORD_FILE")" as_postgres pg_basebackup -d {conninfo} -D "$PGDATA" -R -X stream -c fast -C -S {slot}
+fi
 exec /usr/local/bin/docker-entrypoint.sh "$@"
 """
 

@@ -1,9 +1,8 @@
 """System calls of server processes, counted by strace inside their container.
 
-strace first runs as the postgres user, who owns the server's processes: without Yama's
-ptrace restriction that needs no capability. Where Yama restricts ptrace to a process's
-ancestors (Ubuntu's default), it runs as root in a privileged exec, which has CAP_SYS_PTRACE
-while the container itself gets no extra capability; some engines refuse privileged execs.
+strace runs as root in an ordinary exec of a container started with `ptrace=True`, which
+adds CAP_SYS_PTRACE and nothing else: with it, ptrace works also where Yama restricts it to
+a process's ancestors (Ubuntu's default), and no container or exec is privileged.
 The trace lists file descriptors with their paths (-y), so the calls on one relation's files
 can be told from the rest; each process writes its own file (-ff), so no call is split
 across lines by another process's.
@@ -15,8 +14,6 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-
-from docker.errors import APIError
 
 from ..errors import ReproError
 from .servers import ContainerServer
@@ -71,10 +68,7 @@ def traced(server: ContainerServer, pids: Sequence[int]) -> Iterator[list[str]]:
     targets = " ".join(f"-p {int(p)}" for p in pids)
     command = (f"rm -f {OUTPUT}.*; exec strace -qq -ff -y -s 0 -e trace={','.join(TRACED)} "
                f"-e signal=none -o {OUTPUT} {targets}")
-    if not (_attached(server, command, pids, privileged=False)
-            or _attached(server, command, pids, privileged=True)):
-        raise ReproError(f"strace could not attach to {list(pids)}, neither as the postgres user "
-                         f"nor in a privileged exec (does the Docker engine allow ptrace?)")
+    attach(server, command, pids)
     lines: list[str] = []
     try:
         yield lines
@@ -86,22 +80,22 @@ def traced(server: ContainerServer, pids: Sequence[int]) -> Iterator[list[str]]:
 STOP = "pkill -INT -x strace; while pgrep -x strace > /dev/null; do sleep 0.05; done"
 
 
-def _attached(server: ContainerServer, command: str, pids: Sequence[int], privileged: bool) -> bool:
-    """Start strace (as the owner of the processes, or as root with CAP_SYS_PTRACE in a
-    privileged exec) and wait until every pid shows a tracer; stop it if that never comes."""
-    try:
-        server.docker.exec_run(["sh", "-c", command], detach=True,
-                               **({"user": "root", "privileged": True} if privileged else {"user": "postgres"}))
-    except APIError:  # the engine refuses privileged execs
-        return False
+def attach(server: ContainerServer, command: str, pids: Sequence[int]) -> None:
+    """Start strace as root and wait until every pid shows a tracer; stop it and fail with
+    one line if that never comes."""
+    server.docker.exec_run(["sh", "-c", command], detach=True, user="root")
     check = " && ".join(f"! grep -q '^TracerPid:[[:space:]]*0$' /proc/{int(p)}/status" for p in pids)
     deadline = time.monotonic() + ATTACH_TIMEOUT_S
     while time.monotonic() < deadline:
         if server.docker.exec_run(["sh", "-c", check]).exit_code == 0:
-            return True
+            return
         time.sleep(0.1)
     _as_root(server, STOP)
-    return False
+    caps = server.docker.attrs["HostConfig"].get("CapAdd") or []
+    raise ReproError(f"strace could not attach to {list(pids)}: "
+                     + ("the Docker engine refuses ptrace to a container with SYS_PTRACE "
+                        "(its seccomp profile or security module?)" if "SYS_PTRACE" in caps
+                        else "the server was not started with ptrace=True (CAP_SYS_PTRACE)"))
 
 
 def _as_root(server: ContainerServer, script: str) -> str:

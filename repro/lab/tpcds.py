@@ -18,6 +18,7 @@ import psycopg
 from psycopg import sql as pgsql
 
 from ..errors import ReproError
+from ..results import write_atomically
 from .servers import Server
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -75,7 +76,7 @@ def _generate(directory: Path, tables: list[str], sf: float) -> None:
         files[table] = {"rows": rows, "bytes": path.stat().st_size, "sha256": _sha256(path)}
     con.close()
     manifest = {"generator": f"{GENERATOR} {duckdb.__version__}", "sf": sf, "files": files}
-    (directory / "manifest.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+    write_atomically(directory / "manifest.json", json.dumps(manifest, indent=1))  # written last
 
 
 def dataset(tables: list[str], sf: float) -> dict:

@@ -1,6 +1,7 @@
 """Charts drawn with matplotlib at build time, one PNG per chart and language."""
 from __future__ import annotations
 
+import io
 import textwrap
 from pathlib import Path
 
@@ -10,6 +11,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from ..chapter import Chart, Series  # noqa: E402
+from ..results import write_atomically  # noqa: E402
 from ..text import Number  # noqa: E402
 
 # Debian's fonts-noto-cjk draws the Japanese labels; DejaVu is matplotlib's own fallback.
@@ -28,7 +30,6 @@ def _ink(colour: str) -> str:
 
 def render(chart: Chart, lang: str, out: Path) -> Path:
     """Draw a grouped bar chart (or lines, or stacked bars) with labelled values; write a PNG."""
-    out.parent.mkdir(parents=True, exist_ok=True)
     with plt.rc_context({"font.family": FONTS, "font.size": 11}):
         fig, ax = plt.subplots(figsize=(9, 5.2), dpi=130)
         labels = [c(lang) for c in chart.categories]
@@ -73,8 +74,10 @@ def render(chart: Chart, lang: str, out: Path) -> Path:
                   loc="lower center",
                   bbox_to_anchor=(0.5, 1.0))
         fig.tight_layout()
-        fig.savefig(out, facecolor="white")
+        png = io.BytesIO()
+        fig.savefig(png, format="png", facecolor="white")
         plt.close(fig)
+    write_atomically(out, png.getvalue())
     return out
 
 

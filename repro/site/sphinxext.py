@@ -3,7 +3,8 @@
 Directives (MyST: ```{repro-findings} auto_explain```): repro-status, repro-findings,
 repro-majors, repro-rounds, repro-table, repro-chart, repro-provenance, repro-download
 on chapter pages; repro-ledger, repro-environment, repro-matrix, repro-sources on the
-report's own pages; role {repro-num}`chapter:key` for inline numbers. Every number
+report's own pages; role {repro-num}`chapter:key` for inline numbers, {repro-source}`004` for a
+source's number (linked to the list of sources). Every number
 comes from a result file and is formatted per language, so translated text never
 carries a number. This layer imports no part of the lab (docker, testcontainers,
 psycopg): it reads results and judges them.
@@ -280,25 +281,68 @@ class FindingsDirective(_ChapterDirective):
         return out + _revisions(chapter, lang)
 
 
+REVISED_FIELDS = {"claim": Text("内容", "claim"), "claim_ja": Text("内容 (和文)", "claim (Japanese text)"),
+                  "holds_if": Text("判定条件", "holds if"), "requires": Text("要件", "requires"),
+                  "expected": Text("成立の期待", "expected to hold"), "kind": WORDS["kind"],
+                  "changed_in": Text("変えたメジャー", "changed in")}
+YES_NO = {True: Text("期待する", "yes"), False: Text("期待しない", "no")}
+
+
+def _revision_value(key: str, value: Any, lang: str) -> str:
+    if key == "expected" and isinstance(value, bool):
+        return YES_NO[value](lang)
+    if key == "kind" and value in KIND:
+        return KIND[value](lang)
+    return _plain(value)
+
+
+def _revision_change(r: dict[str, Any], lang: str) -> str | None:
+    """What a revision changed, in the page's language ("holds if: old → new; ..."); None
+    when the Japanese page has no Japanese for it (a register from before why_ja)."""
+    if lang == "ja" and r["new"] is not None:
+        if r.get("new_ja") is None:
+            return None
+        old, new = r.get("old_ja") or {}, r["new_ja"]
+        parts = []
+        for k, v in new.items():
+            before = old.get(k) if r.get("old_ja") else None
+            if k == "claim" and before == v and "claim" in (r["old"] or {}):
+                parts.append(f"{REVISED_FIELDS[k].ja}: 英文だけの修正 (和文は同じ)")
+            else:
+                parts.append(f"{REVISED_FIELDS[k].ja}: {_revision_value(k, before, lang)} → {_revision_value(k, v, lang)}")
+        return "。".join(parts) or WORDS[r["what"]](lang)
+    new = r["new"] or {}
+    if set(new) == {"claim_ja"}:  # only the Japanese wording: the English page says so
+        return Text("", "the claim's Japanese text (the English is unchanged)")(lang)
+    return "; ".join(f"{REVISED_FIELDS.get(k, Text(k, k))(lang)}: "
+                     f"{_revision_value(k, r['old'].get(k) if r['old'] else None, lang)} → {_revision_value(k, v, lang)}"
+                     for k, v in new.items() if k != "claim_ja") or WORDS[r["what"]](lang)
+
+
 def _revisions(chapter: Chapter, lang: str) -> list[nodes.Node]:
-    """The register's revisions of this chapter's claims (first registrations aside)."""
+    """The register's revisions of this chapter's claims (first registrations aside), in the
+    page's language; the English record stands in where a revision has no Japanese."""
     rows: list[list[Any]] = []
     first = None
+    english = False  # some row of the Japanese page shows the English record
     for fid, entry in sorted(claims.load(chapter).items(), key=lambda kv: _finding_order(kv[0])):
         for r in entry.get("revisions", []):
             if r["what"] == "registered":
                 first = min(first or r["date"], r["date"])
                 continue
-            change = "; ".join(f"{k}: {_plain(r['old'].get(k) if r['old'] else None)} → {_plain(v)}"
-                               for k, v in (r["new"] or {}).items() if k != "claim_ja")
-            rows.append([fid, r["date"][:10], change or WORDS[r["what"]](lang), r["why"]])
+            change = _revision_change(r, lang)
+            why = r.get("why_ja") if lang == "ja" else r["why"]
+            if change is None or not why:
+                english = True
+                change, why = change or _revision_change(r, "en"), why or r["why"]
+            rows.append([fid, r["date"][:10], change, why])
     out: list[nodes.Node] = []
     if first:
         out.append(para(WORDS["registered"](lang).format(date=first[:10]), ["repro-table-note"]))
     if rows:
-        table = Table(Text("主張の改訂 (英語の記録)", "Revisions of the claims"),
-                      [WORDS["finding"], Text("日付", "Date"), Text("変更 (旧 → 新)", "Change (old → new)"),
-                       WORDS["why"]], rows)
+        caption = Text("主張の改訂 (一部は英語の記録)" if english else "主張の改訂", "Revisions of the claims")
+        table = Table(caption, [WORDS["finding"], Text("日付", "Date"), Text("変更 (旧 → 新)", "Change (old → new)"),
+                                WORDS["why"]], rows)
         built = table_node(table, lang, [8, 12, 50, 30])
         built[0]["classes"].append("repro-revisions")
         out += built
@@ -419,7 +463,8 @@ def _differences(name: str, shown: dict[float, store.Shown], lang: str) -> nodes
 
 
 class RoundsDirective(_ChapterDirective):
-    """How many rounds each condition got, and why rounds were added."""
+    """How many rounds each condition got, and the runner's log of each series of rounds:
+    the rounds it added (for which undecided findings) and why it stopped."""
 
     def build_run(self, run: Run) -> list[nodes.Node]:
         lang = self.lang
@@ -428,20 +473,53 @@ class RoundsDirective(_ChapterDirective):
         for condition, n in counts.items():
             by_count.setdefault(n, []).append(condition)
         rows: list[list[Any]] = [[Number(n, "", 0), ", ".join(cs)] for n, cs in sorted(by_count.items())]
-        reasons = []
-        for log in run.raw.get("rounds_log", []):
-            for extra in log["extra"]:
-                reasons.append(Text(
-                    f"ラウンド {extra['round'] + 1}: {', '.join(extra['findings'])} が未決定のため "
-                    f"{len(extra['runs'])} 件の実行を追加",
-                    f"round {extra['round'] + 1}: {len(extra['runs'])} run(s) added because "
-                    f"{', '.join(extra['findings'])} {'was' if len(extra['findings']) == 1 else 'were'} "
-                    f"undecided"))
-            reasons.append(STOPPED[log["stopped"]])
+        logs = run.raw.get("rounds_log", [])
         table = Table(Text("条件ごとのラウンド数", "Rounds per condition"),
                       [Text("ラウンド", "Rounds"), Text("条件", "Conditions")], rows,
-                      Text.join(reasons, "。", ". ") if reasons else None)
-        return table_node(table, lang, [12, 88])
+                      ROUNDS_NOTE if logs else None)
+        out = table_node(table, lang, [12, 88])
+        if logs:
+            out.append(nodes.rubric(text=ROUNDS_LOG(lang)))
+            items = nodes.bullet_list(classes=["repro-rounds-log"])
+            for i, log in enumerate(logs):
+                item = nodes.list_item()
+                head = (SERIES(lang).format(i=i + 1, n=len(logs)) if len(logs) > 1 else "")
+                item += nodes.paragraph(text=head + Text.join(
+                    [*_added(log["extra"]), STOPPED[log["stopped"]]], "。", "; ")(lang) + Text("。", ".")(lang))
+                items += item
+            out.append(items)
+        return out
+
+
+ROUNDS_NOTE = Text("ラウンドは、すべての条件を 1 回ずつ測る単位です。最小のラウンド数より後のラウンドは、判定が決まらない知見が"
+                   "読む条件だけを測ります (下の記録)。",
+                   "A round measures every condition once; rounds beyond the minimum measure only the conditions "
+                   "that undecided findings read (see the log below).")
+ROUNDS_LOG = Text("ラウンドの記録: 追加したラウンドと終了の理由", "Round log: the rounds added, and why the rounds stopped")
+SERIES = Text("測定の組 {i} / {n}: ", "Series {i} of {n}: ")
+
+
+def _added(extra: list[dict[str, Any]]) -> list[Text]:
+    """The added rounds of one series, consecutive rounds that added the same runs for the
+    same findings in one line ("rounds 6-8: 2 runs each added because F2 was undecided")."""
+    groups: list[list[dict[str, Any]]] = []
+    for e in extra:
+        if groups and (e["findings"], e["runs"]) == (groups[-1][-1]["findings"], groups[-1][-1]["runs"]) \
+                and e["round"] == groups[-1][-1]["round"] + 1:
+            groups[-1].append(e)
+        else:
+            groups.append([e])
+    out = []
+    for g in groups:
+        first, last, runs, found = g[0]["round"] + 1, g[-1]["round"] + 1, len(g[0]["runs"]), ", ".join(g[0]["findings"])
+        which = Text(f"ラウンド {first}", f"round {first}") if first == last else \
+            Text(f"ラウンド {first}〜{last}", f"rounds {first}–{last}")
+        each = Text("", "") if first == last else Text("ずつ", " each")
+        verb = "was" if len(g[0]["findings"]) == 1 else "were"
+        out.append(Text(f"{which.ja}: {found} が未決定のため、{runs} 件{each.ja}の実行を追加",
+                        f"{which.en}: {runs} run{'s' if runs != 1 else ''}{each.en} added because {found} {verb} "
+                        f"undecided"))
+    return out
 
 
 STOPPED = {
@@ -547,7 +625,7 @@ class ChartDirective(_PieceDirective):
         return [figure, source_para(self.shown(), self.lang)]
 
 
-TARGETS = {"container": Text("この実行が起動したコンテナ", "containers this run started"),
+TARGETS = {"container": Text("この実行が起動したコンテナー", "containers this run started"),
            "external server (DSN)": Text("既存のサーバー (DSN)", "an existing server (DSN)")}
 PROVENANCE = [
     ("started", Text("開始時刻", "Started")),
@@ -555,15 +633,15 @@ PROVENANCE = [
     ("scale", Text("スケール", "Scale")),
     ("target", Text("対象", "Target")),
     ("version", Text("PostgreSQL", "PostgreSQL")),
-    ("image", Text("イメージ (名前、ID、由来)", "Image (name, id, origin)")),
+    ("image", Text("イメージ (名前、ID、由来、使える機能)", "Image (name, id, origin, features)")),
     ("cpu", Text("CPU (エンジン側)", "CPU (engine side)")),
     ("memory", Text("メモリ [GiB]", "Memory [GiB]")),
     ("kernel", Text("カーネル、OS", "Kernel, OS")),
-    ("storage", Text("ストレージドライバ", "Storage driver")),
+    ("storage", Text("ストレージドライバー", "Storage driver")),
     ("clocksource", Text("クロックソース", "Clock source")),
     ("docker", Text("Docker エンジン", "Docker engine")),
     ("code", Text("コード (git コミット、実験のハッシュ)", "Code (git commit, experiment hash)")),
-    ("params", Text("スケールのパラメータ", "Scale parameters")),
+    ("params", Text("スケールのパラメーター", "Scale parameters")),
 ]
 
 
@@ -577,7 +655,8 @@ def provenance_values(doc: dict[str, Any]) -> dict[str, Any]:
         "scale": doc["scale"], "target": TARGETS.get(prov["target"], Text(prov["target"], prov["target"])),
         "version": "; ".join(sorted({s["version"].split(" on ")[0] for s in servers})) or "—",
         "image": "; ".join(sorted({f"{s['image']['name']}, {s['image']['id'][7:19]}, "
-                                   f"{s['image']['origin']}" for s in servers if s["image"]})) or "—",
+                                   f"{s['image']['origin']}" + _features(s["image"])
+                                   for s in servers if s["image"]})) or "—",
         "cpu": f"{host.get('engine_cpus')} ({host.get('cpu_model') or '—'})",
         "memory": str(host.get("memory_gib")), "kernel": f"{host.get('kernel')}, {host.get('os')}",
         "storage": str(host.get("storage_driver")), "clocksource": host.get("clocksource") or "—",
@@ -585,6 +664,11 @@ def provenance_values(doc: dict[str, Any]) -> dict[str, Any]:
         "code": f"{commit}, {prov['experiment']}",
         "params": ", ".join(f"{k}={v}" for k, v in doc["scale_params"].items()),
     }
+
+
+def _features(image: dict[str, Any]) -> str:
+    """What worked in the image (results before 2026-11-25 did not record it)."""
+    return f" ({', '.join(image['features']) or '—'})" if "features" in image else ""
 
 
 class ProvenanceDirective(_ChapterDirective):
@@ -663,30 +747,93 @@ def verdicts_csv(chapter: Chapter, docs: list[dict[str, Any]]) -> Path:
     return path
 
 
+class details(nodes.General, nodes.Element):
+    """A collapsible group (HTML <details>); other builders show its content as it is."""
+
+
+class details_summary(nodes.TextElement):
+    """The always visible line of a `details` (HTML <summary>); a bold line elsewhere."""
+
+
+def _visit_details_html(self: Any, node: details) -> None:
+    attributes = {"class": " ".join(node["classes"])}
+    attributes |= {f"data-{k}": v for k, v in node.get("data", {}).items()}
+    self.body.append("<details" + "".join(f' {k}="{html.escape(v, quote=True)}"' for k, v in attributes.items())
+                     + ">\n")
+
+
+def _depart_details_html(self: Any, node: details) -> None:
+    self.body.append("</details>\n")
+
+
+def _visit_summary_html(self: Any, node: details_summary) -> None:
+    self.body.append("<summary>")
+
+
+def _depart_summary_html(self: Any, node: details_summary) -> None:
+    self.body.append("</summary>\n")
+
+
+def _visit_summary_latex(self: Any, node: details_summary) -> None:
+    self.body.append("\n\n\\noindent\\textbf{")
+
+
+def _depart_summary_latex(self: Any, node: details_summary) -> None:
+    self.body.append("}\n\n")
+
+
+def _visit_plain(self: Any, node: nodes.Node) -> None:
+    pass
+
+
+def _depart_plain(self: Any, node: nodes.Node) -> None:
+    pass
+
+
 class LedgerDirective(_Directive):
-    """Every chapter's findings and their verdicts, for the front page."""
+    """Every chapter's findings and their verdicts, for the front page: one collapsible
+    group per chapter, whose always visible line names the chapter and counts its verdicts."""
 
     def build(self) -> list[nodes.Node]:
         lang = self.lang
-        rows: list[list[Any]] = []
+        out: list[nodes.Node] = []
         stale = False
         for name, chapter in registry.chapters().items():
             self.depend_on(name)
-            link = nodes.paragraph()
-            link += doc_link(chapter.title(lang), f"chapters/{name}")
             shown = store.current(name, self.site_major, self.scale)
+            group = details(classes=["repro-ledger-chapter"], data={"chapter": name})
+            line = details_summary()
+            line += nodes.strong(text=chapter.title(lang))
+            link = nodes.paragraph()
+            link += nodes.Text(WORDS["chapter_page"](lang))
+            link += doc_link(chapter.title(lang), f"chapters/{name}")
             if shown.run is None:
-                rows.append([link, "—", WORDS["missing"], "—"])
+                line += nodes.Text(f" — {WORDS['no_result'](lang)}")
+                group += [line, link]
+                out.append(group)
                 continue
-            for i, v in enumerate(shown.run.verdicts):
+            mark = shown.why is not None
+            counts: dict[str, int] = {}
+            rows: list[list[Any]] = []
+            for v in shown.run.verdicts:
                 cell = nodes.paragraph()
-                cell += verdict_badge(v, lang, stale=shown.why is not None)
-                rows.append([link if i == 0 else "", v.finding.id, v.finding.claim, cell])
-            stale |= shown.why is not None
-        table = Table(Text("知見の一覧", "Findings ledger"),
-                      [WORDS["chapter"], WORDS["finding"], WORDS["claim"], WORDS["status"]], rows)
-        out = table_node(table, lang, [22, 6, 56, 16])
-        out[0]["classes"].append("repro-ledger")
+                cell += verdict_badge(v, lang, stale=mark)
+                rows.append([v.finding.id, v.finding.claim, cell])
+                counts[bucket(v)] = counts.get(bucket(v), 0) + 1
+            line += nodes.Text(" — " + WORDS["ledger_counts"](lang).format(n=len(rows)))
+            for i, status in enumerate(s for s in ORDER if counts.get(s)):
+                line += nodes.Text("、" if lang == "ja" and i else ", " if i else " ")
+                line += nodes.inline(text=f"{BUCKETS[status](lang)} {counts[status]}",
+                                     classes=["repro-status", status.replace(" ", "-"), "repro-count"])
+            if mark:
+                line += nodes.Text(" (!)")
+            table = table_node(Table(Text("", ""), [WORDS["finding"], WORDS["claim"], WORDS["status"]], rows),
+                               lang, [8, 72, 20])[0]
+            table.remove(table[0])  # the group's line names it: no caption, no number
+            table["classes"].append("repro-ledger")
+            group += [line, link, table]
+            out.append(group)
+            stale |= mark
         if stale:
             out.append(nodes.paragraph(text=WORDS["stale_mark"](lang)))
         return out
@@ -749,13 +896,15 @@ class SummaryDirective(_Directive):
         out: list[nodes.Node] = []
         shown = [s for s in ORDER if any(counts[k][s] for counts in (here, over) for k in KINDS)
                  or s in (REPRODUCED, CONTRADICTED, CHANGED, INCONCLUSIVE)]  # a column of zeros says nothing
-        for counts, caption in ((here, WORDS["summary_here"].format(major=_major(self.site_major))),
-                                (over, WORDS["summary_over"])):
+        tables = ((here, WORDS["summary_here"].format(major=_major(self.site_major))),
+                  (over, WORDS["summary_over"]))
+        for i, (counts, caption) in enumerate(tables):
             rows: list[list[Any]] = [[KIND[k], *(Number(counts[k][s], "", 0) for s in shown),
                                       Number(sum(counts[k].values()), "", 0)] for k in KINDS]
+            last = i == len(tables) - 1  # the note explains both tables: once, after the last
             table = Table(caption, [WORDS["kind"], *(BUCKETS[s] for s in shown),
                                     WORDS["total"]], rows,
-                          WORDS["summary_note"])
+                          WORDS["summary_note"] if last else None)
             built = table_node(table, lang)
             built[0]["classes"].append("repro-summary")
             out += built
@@ -819,7 +968,7 @@ class SourcesDirective(_Directive):
             for source in chapter.original.get("sources", []):
                 sources.setdefault(source["id"], (source, []))[1].append(name)
         rows: list[list[Any]] = []
-        for source, names in sources.values():
+        for ident, (source, names) in sources.items():
             title = nodes.paragraph()
             title += (nodes.reference("", source["title"], refuri=source["url"]) if source["url"]
                       else nodes.Text(source["title"]))
@@ -835,11 +984,34 @@ class SourcesDirective(_Directive):
             date = source["date"] or "—"
             if source.get("date_inferred"):
                 date = WORDS["inferred"].format(date=date)
-            rows.append([title, Text(**source["by"]), date, Text(**source["subject"]), chapters])
-        table = Table(Text("原典", "Sources"), [Text("題名", "Title"), Text("著者・組織", "Author"),
+            rows.append([ident, title, Text(**source["by"]), date, Text(**source["subject"]), chapters])
+        table = Table(Text("原典", "Sources"), [SOURCE_NUMBER, Text("題名", "Title"), Text("著者・組織", "Author"),
                                                 Text("日付", "Date"), Text("対象", "Subject"),
-                                                WORDS["chapter"]], rows)
-        return table_node(table, lang, [34, 18, 12, 24, 12])
+                                                WORDS["chapter"]], rows,
+                      Text("章のページとその章のファイルのコメントは、原典をこの番号で呼びます。",
+                           "Chapter pages, and the comments in the chapters' files, name a source by this number."))
+        return table_node(table, lang, [7, 31, 17, 11, 22, 12])
+
+
+SOURCE_NUMBER = Text("番号", "No.")
+
+
+def source_ids() -> set[str]:
+    return {s["id"] for c in registry.chapters().values() for s in c.original.get("sources", [])}
+
+
+class SourceRole(SphinxRole):
+    """{repro-source}`004`: a source's number in the list of sources, linked to that list."""
+
+    def run(self) -> tuple[list[nodes.Node], list[nodes.system_message]]:
+        ident = self.text.strip()
+        if ident not in source_ids():
+            msg = self.inliner.reporter.error(f"no source {ident!r} in any original.toml "
+                                              f"(known: {', '.join(sorted(source_ids()))})", line=self.lineno)
+            return [], [msg]
+        for chapter in registry.chapters().values():
+            self.env.note_dependency(str(chapter.package / "original.toml"))
+        return [doc_link(ident, "sources")], []
 
 
 def run_numbers(chapter: Chapter, run: Run) -> dict[str, Number]:
@@ -960,8 +1132,13 @@ def setup(app: Sphinx) -> dict[str, Any]:
             ("repro-environment", EnvironmentDirective), ("repro-sources", SourcesDirective),
             ("repro-summary", SummaryDirective)):
         app.add_directive(name, directive)
+    app.add_node(details, html=(_visit_details_html, _depart_details_html),
+                 latex=(_visit_plain, _depart_plain), text=(_visit_plain, _depart_plain))
+    app.add_node(details_summary, html=(_visit_summary_html, _depart_summary_html),
+                 latex=(_visit_summary_latex, _depart_summary_latex), text=(_visit_plain, _depart_plain))
     app.add_role("repro-num", NumberRole())
     app.add_role("repro-repository", RepositoryRole())
+    app.add_role("repro-source", SourceRole())
     app.add_search_language(SearchJapaneseBigrams)
     app.connect("builder-inited", search_messages)
     app.connect("build-finished", check_diagrams)

@@ -38,12 +38,12 @@ WORDS = {
     "summary_note": Text("健全性の確認は実験の組み立てから成り立つもので、何も再現しません。メジャーバージョンを通した判定は、"
                          "どれかのメジャーで変化していれば「後のメジャーで変化」、どれかで再現しなければ「再現しなかった」、"
                          "対象になるすべてで再現していれば「再現した」です。「他のメジャーが対象」は、ある範囲のメジャーについての"
-                         "知見 (たとえば 18 以降の読み込みの仕組み) で、このマシンに欠けているものではありません。",
+                         "知見 (たとえば 18 以降の読み込みの仕組み) で、実行したマシンに欠けているものではありません。",
                          "Sanity checks hold by construction and reproduce nothing. Across majors, a finding is "
                          "\"changed\" if some major changed it, \"contradicted\" if some major contradicts it, "
                          "and \"reproduced\" if every major it applies to reproduces it. \"Applies to other "
                          "majors\" marks a finding about a range of majors (18's read stream, say), not something "
-                         "this machine lacks."),
+                         "the machine that ran it lacks."),
     "changed_list": Text("公開の後のメジャーバージョンで変わった知見", "Findings that a later major changed"),
     "none_changed": Text("(結果のあるメジャーバージョンには、まだありません)", "(none yet on the majors with a result)"),
     "summary_stored": Text("注意: この集計の一部は、このビルドではなく保存された実行の結果です (各章のページに出所があります)。",
@@ -68,6 +68,8 @@ WORDS = {
                        "(!) this result was not measured with this build's experiment code or scale."),
     "no_result": Text("(結果なし)", "(no result)"),
     "chapter": Text("章", "Chapter"),
+    "chapter_page": Text("章のページ: ", "Chapter page: "),
+    "ledger_counts": Text("知見 {n} 件:", "{n} findings:"),
     "download": Text("この章の結果ファイル (JSON、すべてのメジャーバージョンと保存された実行):",
                      "This chapter's result files (JSON, every major and every stored run):"),
     "download_csv": Text("すべての結果の判定と測定値 (CSV)", "The verdicts and values of every result (CSV)"),

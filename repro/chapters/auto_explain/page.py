@@ -140,7 +140,7 @@ SCALE_ROWS = [
     ("limit_tx", Text("1 行のクエリ: 条件ごとのトランザクション数", "1-row query: transactions per condition")),
     ("count_tx", Text("count: 条件ごとのトランザクション数", "count: transactions per condition")),
     ("rounds", Text("繰り返し (ラウンド、最小)", "repetitions (rounds, at least)")),
-    ("tpcb_scale", Text("TPC-B のスケールファクタ", "TPC-B scale factor")),
+    ("tpcb_scale", Text("TPC-B のスケールファクター", "TPC-B scale factor")),
     ("tpcb_clients", Text("TPC-B のクライアント数", "TPC-B clients")),
     ("tpcb_seconds", Text("TPC-B の 1 回の時間 [s]", "TPC-B run length [s]")),
 ]

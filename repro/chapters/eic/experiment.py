@@ -129,7 +129,7 @@ def run(ctx: RunContext) -> None:
     p = ctx.params
     ctx.step(f"a server with foobar ({p['rows']:,} rows of 900 bytes) and its BRIN index")
     server = ctx.server(Text("BRIN とビットマップヒープスキャン", "BRIN and bitmap heap scan"),
-                        ctx.settings("postgresql.conf"))
+                        ctx.settings("postgresql.conf"), ptrace=True)
     _load(server, ctx.text("schema.sql"), p["rows"])
     ctx.record("relation_bytes", server.sql("SELECT pg_relation_size('foobar')")[0][0])
     ctx.record("io_method", server.sql("SELECT current_setting('io_method', true)")[0][0])

@@ -65,7 +65,7 @@ def select_table(run: Run) -> Table:
                          Number(orig / orig_p1 if orig and p != "p1" else None, "×", 3),
                          Number(c["tps"], "", 0), Number(c["latency_ms"], "", 2),
                          ours(run, select_name(p, n), select_name("p1", n)) if p != "p1" else None])
-    return Table(Text("SELECT のスループット (004 の表 9.3 と本ビルド)", "SELECT throughput (004's Table 9.3 and this build)"),
+    return Table(Text("SELECT のスループット (原典の表 9.3 と本ビルド)", "SELECT throughput (the original's Table 9.3 and this build)"),
                  [Text("パターン", "Pattern"), Text("原典 [tps]", "Original [tps]"), Text("原典 ÷ P1", "Original / P1"),
                   Text("本ビルド [tps]", "This build [tps]"), Text("本ビルド 平均応答 [ms]", "This build mean latency [ms]"),
                   Text(f"本ビルド ÷ P1{INTERVAL.ja}", f"This build / P1{INTERVAL.en}")],
@@ -84,7 +84,7 @@ def writes_table(run: Run) -> Table:
              label(BASELINE[c]) if c in BASELINE else None,
              Number(original.get(c), "×", 2), ours(run, c, BASELINE[c]) if c in BASELINE else None]
             for c in [*WRITES, select_name("one_server", 1), select_name("estimate", 1)] if c in conditions]
-    return Table(Text("書き込みと 004 以降のオプション (1 クライアント)", "Writes, and the options beyond 004 (1 client)"),
+    return Table(Text("書き込みと、原典が測っていないオプション (1 クライアント)", "Writes, and the options the original did not measure (1 client)"),
                  [Text("条件", "Condition"), Text("本ビルド [tps]", "This build [tps]"), Text("比べる相手", "Compared with"),
                   Text("原典の比", "Original ratio"), Text(f"本ビルドの比{INTERVAL.ja}", f"This build's ratio{INTERVAL.en}")],
                  rows,

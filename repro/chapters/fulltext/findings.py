@@ -53,8 +53,8 @@ NEEDS_BIGM = feature("pg_bigm", PUBLISHER_PACKAGE)
 
 
 def _m(ja: str, en: str, statistic: Callable[[Rounds], float | None], unit: str = "×", digits: int = 2,
-       exact: bool = False) -> Measure:
-    return Measure(Text(ja, en), statistic, unit, digits, exact=exact)
+       exact: bool = False, floor: float | None = None) -> Measure:
+    return Measure(Text(ja, en), statistic, unit, digits, exact=exact, floor=floor)
 
 
 def _exact(ja: str, en: str, statistic: Callable[[Rounds], float | None]) -> Measure:
@@ -157,30 +157,30 @@ FINDINGS = [
                           lambda r: hit_mismatches(r.raw)), Below(0, inclusive=True))],
             original=Text("原典は件数を比べていない (PGroonga の &@ と LIKE は正規化が異なりうる)",
                           "The original did not compare counts (PGroonga's &@ may normalise differently from LIKE)")),
-    Finding("F10", Text("インデックスのないパブリッシャの挿入性能は、単一ノードのインデックスなしとほぼ同じ",
+    Finding("F10", Text("インデックスのないパブリッシャーの挿入性能は、単一ノードのインデックスなしとほぼ同じ",
                         "The publisher without the index inserts about as fast as a single node without one"),
-            [Check(_m("挿入性能の比 パブリッシャ ÷ 単一ノード (インデックスなし)",
+            [Check(_m("挿入性能の比 パブリッシャー ÷ 単一ノード (インデックスなし)",
                       "insert throughput, publisher over single node (no index)",
                       lambda r: ingest_ratio(r, PUBLISHER_INGEST, ingest(NONE))), Above(KEEPS_UP))],
-            original=Text("パブリッシャ 1292 件/s、単一ノードのインデックスなし 1305 件/s (-1 %)",
+            original=Text("パブリッシャー 1292 件/s、単一ノードのインデックスなし 1305 件/s (-1 %)",
                           "publisher 1292 inserts/s, single node without index 1305 inserts/s (-1 %)"),
             # the publisher's one CPU also runs the walsender that decodes every insert
             expected=False),
-    Finding("F11", Text("サブスクライバでのインデックス検索は単一ノードと同程度 (負荷の有無とも、どの種類でも)",
+    Finding("F11", Text("サブスクライバーでのインデックス検索は単一ノードと同程度 (負荷の有無とも、どの種類でも)",
                         "Indexed search on the subscriber is about as fast as on a single node (with and without load, every kind)"),
-            [Check(_m("検索時間の比 サブスクライバ ÷ 単一ノード、負荷なし (種類のうち最も高い値)",
+            [Check(_m("検索時間の比 サブスクライバー ÷ 単一ノード、負荷なし (種類のうち最も高い値)",
                       "search time, subscriber over single node, idle (the highest of the kinds)",
                       lambda r: worst_subscriber(r, IDLE)), Below(NOT_SLOWER)),
-             Check(_m("検索時間の比 サブスクライバ ÷ 単一ノード、挿入負荷あり (種類のうち最も高い値)",
+             Check(_m("検索時間の比 サブスクライバー ÷ 単一ノード、挿入負荷あり (種類のうち最も高い値)",
                       "search time, subscriber over single node, under insert load (the highest of the kinds)",
                       lambda r: worst_subscriber(r, LOADED)), Below(NOT_SLOWER))],
             original=Text("PGroonga: title 0.88/0.92 ms (単一 0.88/0.95)、description 1.11/1.16 ms (1.12/1.30)。"
-                          "pg_bigm はサブスクライバがどれも遅い (title 負荷なし 1.93 対 0.46 ms)",
+                          "pg_bigm はサブスクライバーがどれも遅い (title 負荷なし 1.93 対 0.46 ms)",
                           "PGroonga: title 0.88/0.92 ms (single 0.88/0.95), description 1.11/1.16 ms (1.12/1.30); "
                           "pg_bigm slower on the subscriber in every cell (title idle 1.93 against 0.46 ms)")),
-    Finding("F12", Text("インデックスなしの検索は、挿入負荷がパブリッシャにあるサブスクライバでは単一ノードより速い",
+    Finding("F12", Text("インデックスなしの検索は、挿入負荷がパブリッシャーにあるサブスクライバーでは単一ノードより速い",
                         "Without an index, a search under insert load is faster on the subscriber (inserts on the publisher) than on a single node"),
-            [Check(_m("インデックスなし・挿入負荷ありの検索時間の比 サブスクライバ ÷ 単一ノード",
+            [Check(_m("インデックスなし・挿入負荷ありの検索時間の比 サブスクライバー ÷ 単一ノード",
                       "no-index search time under insert load, subscriber over single node",
                       lambda r: latency_ratio(r, search(NONE, SUBSCRIBER, LOADED), search(NONE, SINGLE, LOADED))),
                    Below(LIGHTER))],
@@ -189,12 +189,13 @@ FINDINGS = [
             # the subscriber's apply worker does the inserts' heap work on the search's CPU
             # too; only the client and the commits' WAL flushes move away: a small difference
             expected=False),
-    Finding("F13", Text("元の挿入レートではサブスクライバは遅れずに適用するが、パブリッシャの全速の挿入には追いつけない",
+    Finding("F13", Text("元の挿入レートではサブスクライバーは遅れずに適用するが、パブリッシャーの全速の挿入には追いつけない",
                         "At the original's insert rate the subscriber keeps up; at the publisher's full insert rate it falls behind"),
             [Check(_m("元のレートでの最大の replay_lag (種類のうち最も長い値)",
-                      "longest replay_lag at the original's rate (the longest of the kinds)", longest_lag, "s", 2),
+                      "longest replay_lag at the original's rate (the longest of the kinds)", longest_lag, "s", 2,
+                      floor=0),  # a lag is never negative (the mean of rounds' longest lags, t interval)
                    Below(LAG_S)),
-             Check(_m("適用の速さ ÷ パブリッシャの全速の挿入", "apply rate over the publisher's full insert rate",
+             Check(_m("適用の速さ ÷ パブリッシャーの全速の挿入", "apply rate over the publisher's full insert rate",
                       apply_share), Below(FALLS_BEHIND))],
             original=Text("原典は遅延を測っていない (非同期のロジカルレプリケーション)",
                           "The original did not measure lag (asynchronous logical replication)"),

@@ -47,7 +47,7 @@ def data_table(run: Run) -> Table:
                  [Text("語", "Word"), Text("title に含む行", "rows with it in title"),
                   Text("description に含む行", "rows with it in description")],
                  rows,
-                 Text("ラウンドの前、インデックスのない表で LIKE '%語%' が数えた件数です。どのインデックスの件数も同じかは F9 が確かめます。",
+                 Text("ラウンドの前、インデックスのないテーブルで LIKE '%語%' が数えた件数です。どのインデックスの件数も同じかは F9 が確かめます。",
                       "Counted before the rounds by LIKE '%word%' on the table without an index; F9 checks that every index counts the same."))
 
 
@@ -60,10 +60,10 @@ def indexes_table(run: Run) -> Table:
     return Table(Text("インデックスの大きさと作成時間 (単一ノード)", "Index size and build time (single node)"),
                  [Text("種類", "Kind"), Text("列", "Field"), Text("大きさ", "Size"), Text("作成時間", "Build time")],
                  rows,
-                 Text(f"検索用の表のインデックスで測りました (各種類の最初のインデックスの後に作るので、PGroonga の最初のインデックスが作る Groonga のデータベースを含みません)。"
+                 Text(f"検索用のテーブルのインデックスで測りました (各種類の最初のインデックスの後に作るので、PGroonga の最初のインデックスが作る Groonga のデータベースを含みません)。"
                       f"大きさは CREATE INDEX の前後のデータベースの増分 (pg_database_size) で、PGroonga が PostgreSQL のリレーションの外に置く Groonga のファイルも含みます。"
                       f"Groonga はファイルを大きな単位で確保するため、PGroonga の値は中身の量より大きくなります。"
-                      f"表そのもの ({run.params['rows']} 行) は {run.raw['table_bytes'] / MB:.1f} MB です。",
+                      f"テーブルそのもの ({run.params['rows']} 行) は {run.raw['table_bytes'] / MB:.1f} MB です。",
                       f"Measured on the search tables' indexes, built after each kind's first index (so PGroonga's figures leave out the "
                       f"Groonga database its first index creates). Size is the database's growth across CREATE INDEX (pg_database_size), "
                       f"which counts the Groonga files PGroonga keeps outside PostgreSQL's relations; Groonga allocates its files in large "
@@ -91,7 +91,7 @@ def ingest_table(run: Run) -> Table:
         rows.append([KIND_NAMES[kind], column or "—", Number(original[key], "", 0) if key in original else "—",
                      Number(ours[condition]["tps"], "", 0),
                      _est(run, condition, lambda r, c=condition: ingest_ratio(r, c, ingest(NONE))) if kind != NONE else None])
-    rows.append([Text("パブリッシャ (インデックスなし)", "publisher (no index)"), "—", Number(original["publisher"], "", 0),
+    rows.append([Text("パブリッシャー (インデックスなし)", "publisher (no index)"), "—", Number(original["publisher"], "", 0),
                  Number(ours[PUBLISHER_INGEST]["tps"], "", 0),
                  _est(run, PUBLISHER_INGEST, lambda r: ingest_ratio(r, PUBLISHER_INGEST, ingest(NONE)))])
     return Table(Text("挿入性能: 原典の表 7.7、7.10 と本ビルド", "Insert throughput: the original's Tables 7.7 and 7.10 and this build"),
@@ -99,7 +99,7 @@ def ingest_table(run: Run) -> Table:
                   Text("本ビルド [件/s]", "This build [inserts/s]"), Text(f"÷ インデックスなし{INTERVAL.ja}", f"/ no index{INTERVAL.en}")],
                  rows,
                  Text(f"1 クライアントの pgbench が 1 行ずつ {run.params['inserts']} 行を挿入した速さの中央値と、同じラウンドの比のラウンドにわたる幾何平均です。"
-                      "単一ノードとパブリッシャはそれぞれ CPU 1 個に固定しています。",
+                      "単一ノードとパブリッシャーはそれぞれ CPU 1 個に固定しています。",
                       f"Median rate of {run.params['inserts']} single-row inserts by one pgbench client, and the geometric mean over rounds of the "
                       "ratio within a round. The single node and the publisher are each pinned to one CPU."))
 
@@ -139,13 +139,13 @@ def search_table(run: Run) -> Table:
     return Table(Text("検索時間 (単一ノード): 原典の表 7.8、7.9 と本ビルド", "Search latency (single node): the original's Tables 7.8 and 7.9 and this build"),
                  _search_columns(Text("GIN の保留リストの行", "rows in GIN's pending lists")),
                  _search_rows(run, SINGLE),
-                 Text.join([SEARCH_NOTE, Text("保留リストの行は、検索の直後に pgstatginindex で数えた、その表の GIN インデックス (2 つ) の合計です。",
+                 Text.join([SEARCH_NOTE, Text("保留リストの行は、検索の直後に pgstatginindex で数えた、そのテーブルの GIN インデックス (2 つ) の合計です。",
                                               "Pending-list rows: the sum over the table's two GIN indexes, counted by pgstatginindex right after the searches.")],
                            "", " "))
 
 
 def subscriber_table(run: Run) -> Table:
-    return Table(Text("検索時間 (サブスクライバ): 原典の表 7.11、7.12 と本ビルド",
+    return Table(Text("検索時間 (サブスクライバー): 原典の表 7.11、7.12 と本ビルド",
                       "Search latency (subscriber): the original's Tables 7.11 and 7.12 and this build"),
                  _search_columns(Text(f"÷ 単一ノード{INTERVAL.ja}", f"/ single node{INTERVAL.en}")),
                  _search_rows(run, SUBSCRIBER),
@@ -166,26 +166,31 @@ def words_table(run: Run) -> Table:
 
 def replication_table(run: Run) -> Table:
     pub = run.summary[PUBLISHER_INGEST]
-    rows = [[Text("パブリッシャの全速の挿入", "publisher's full-speed inserts"), Number(pub["tps"], "", 0),
+    rows = [[Text("パブリッシャーの全速の挿入", "publisher's full-speed inserts"), Number(pub["tps"], "", 0),
              Number(100 * pub["walsender_cpu"], "%", 0), Number(pub["lag_end_bytes"] / 1024, "kB", 0),
              Number(pub["catch_up_s"], "s", 2), Number(pub["apply_rate"], "", 0)]]
     for kind in _kinds(run):
         s = run.summary[search(kind, SUBSCRIBER, LOADED)]
         rows.append([Text(f"{run.params['rate']:,} 件/s ({KIND_NAMES[kind].ja})", f"{run.params['rate']:,} inserts/s ({KIND_NAMES[kind].en})"),
                      Number(s["load_tps"], "", 0), None, Number(s["lag_max_bytes"] / 1024, "kB", 1), None, None])
-    return Table(Text("ロジカルレプリケーション: パブリッシャ、遅延、適用の速さ", "Logical replication: publisher, lag and apply rate"),
+    return Table(Text("ロジカルレプリケーション: パブリッシャー、遅延、適用の速さ", "Logical replication: publisher, lag and apply rate"),
                  [Text("挿入", "Inserts"), Text("挿入の速さ [件/s]", "insert rate [inserts/s]"),
-                  Text("walsender の CPU (パブリッシャの CPU 1 個に対して)", "walsender's CPU (of the publisher's one CPU)"),
+                  Text("walsender の CPU (パブリッシャーの CPU 1 個に対して)", "walsender's CPU (of the publisher's one CPU)"),
                   Text("遅れ (全速: 終了時、一定レート: 最大)", "behind (full speed: at the end; fixed rate: the most)"),
                   Text("追いつくまで", "caught up after"), Text("適用の速さ [件/s]", "apply rate [rows/s]")],
                  rows,
-                 Text("遅れはパブリッシャの pg_current_wal_lsn() とサブスクライバが適用を報告した位置 (pg_stat_replication.replay_lsn) の差で、"
-                      "一定レートの行は負荷ありの検索の間 100 ms ごとに見た最大です。適用の速さは、最初の挿入からサブスクライバが追いつくまでの行/秒です。"
-                      "サブスクライバの全速挿入先の表は、使える種類すべての description インデックスを持ちます。",
+                 Text("遅れはパブリッシャーの pg_current_wal_lsn() とサブスクライバーが適用を報告した位置 (pg_stat_replication.replay_lsn) の差で、"
+                      "一定レートの行は負荷ありの検索の間 100 ms ごとに見た最大です。適用の速さは、挿入した行数を、pgbench 自身の実行時間 (行数 ÷ TPS) と"
+                      "pgbench が戻ってからサブスクライバーが追いついたと確かめるまでの時間の和で割ったものです (制約と注意を参照)。"
+                      "サブスクライバーの全速挿入先のテーブルは、使える種類すべての description インデックスを持ちます。"
+                      "どの列も、ラウンドごとの値の中央値です。",
                       "Behind: the publisher's pg_current_wal_lsn() minus the position the subscriber reported as applied "
                       "(pg_stat_replication.replay_lsn); for the fixed rate, the most seen every 100 ms during the loaded searches. "
-                      "Apply rate: rows per second from the first insert until the subscriber had caught up. The subscriber's copy of "
-                      "the full-speed table carries the description index of every kind the image has."))
+                      "Apply rate: the rows inserted over pgbench's own time (rows over TPS) plus the time from pgbench's return until the "
+                      "subscriber is seen to have caught up (see the limitations). "
+                      "The subscriber's copy of "
+                      "the full-speed table carries the description index of every kind the image has. Every column is the "
+                      "median of the rounds' values."))
 
 
 def ingest_chart(run: Run) -> Chart:

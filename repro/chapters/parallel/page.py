@@ -44,10 +44,10 @@ def data_table(run: Run) -> Table:
     original, files, sizes = run.chapter.original["tables"], run.raw["data"]["files"], run.raw["relation_bytes"]
     rows = [[t, Number(o["rows"], "", 0), Number((o["bytes"] + o["key_bytes"]) / 2**20, "MiB", 0),
              Number(files[t]["rows"], "", 0), Number(sizes[t] / 2**20, "MiB", 0)] for t, o in original.items()]
-    return Table(Text("Q10 と Q11 が読む表", "The tables Q10 and Q11 read"),
-                 [Text("表", "Table"), Text("原典 SF 2 の行", "Original SF 2 rows"),
-                  Text("原典 表と主キー", "Original table and key"), Text("本ビルドの行", "This build's rows"),
-                  Text("本ビルド 表と主キー", "This build's table and key")],
+    return Table(Text("Q10 と Q11 が読むテーブル", "The tables Q10 and Q11 read"),
+                 [Text("テーブル", "Table"), Text("原典 SF 2 の行", "Original SF 2 rows"),
+                  Text("原典 テーブルと主キー", "Original table and key"), Text("本ビルドの行", "This build's rows"),
+                  Text("本ビルド テーブルと主キー", "This build's table and key")],
                  rows, Text(f"本ビルドのデータ: {run.raw['data']['generator']}、SF {run.raw['data']['sf']:g}。",
                             f"This build's data: {run.raw['data']['generator']}, SF {run.raw['data']['sf']:g}."))
 
@@ -194,7 +194,7 @@ def numbers(run: Run) -> dict[str, Number]:
             "cap": Number(run.params["cap_s"], "s", 0)}
 
 
-SCALE_ROWS = [("sf", Text("TPC-DS のスケールファクタ", "TPC-DS scale factor")),
+SCALE_ROWS = [("sf", Text("TPC-DS のスケールファクター", "TPC-DS scale factor")),
               ("workers", Text("Q10 のワーカー数", "Q10's worker counts")),
               ("year_total_workers", Text("year_total のワーカー数", "year_total's worker counts")),
               ("year_total_work_mem", Text("year_total の work_mem", "year_total's work_mem")),

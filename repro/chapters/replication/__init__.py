@@ -20,7 +20,7 @@ CHAPTER = Chapter(
     tables=TABLES,
     charts=CHARTS,
     numbers=numbers,
-    requires=[majors(13, why=Text("構成は primary_conninfo の再読み込みで切り替えます。12 までは再起動が要ります。",
-                                  "The configurations switch by reloading primary_conninfo, which "
-                                  "takes a restart before 13."))],
+    requires=[majors(10, why=Text("pg_stat_replication の replay_lag と LSN の列 (replay_lsn など) は 10 からです。",
+                                  "pg_stat_replication's replay_lag and its LSN columns (replay_lsn, ...) "
+                                  "came in 10."))],
 )

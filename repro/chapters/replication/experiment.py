@@ -5,15 +5,20 @@ asynchronous, interleaved round by round.
 The standbys are made once with pg_basebackup -R; a configuration "connects" the
 standbys it needs (setting their primary_conninfo) and "disconnects" the others (an
 empty primary_conninfo stops their WAL receiver), and names the synchronous ones in
-synchronous_standby_names, both by reloading. So all configurations run interleaved
-without restarts. After every run: each synchronous standby's flush position against
-the end of the last commit record; at the end, a checksum of the table on every server.
+synchronous_standby_names by reloading. From 13 on, primary_conninfo changes by
+reloading too; before, a standby restarts with it changed (12: ALTER SYSTEM; 10 and 11:
+in recovery.conf, where pg_basebackup -R wrote it). So all configurations run
+interleaved on the same servers. After every run: each synchronous standby's flush
+position against the end of the last commit record; at the end, a checksum of the
+table on every server.
 """
 from __future__ import annotations
 
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
+
+from psycopg import sql as pgsql
 
 from ...errors import ReproError
 from ...lab.context import RunContext
@@ -33,12 +38,13 @@ CATCH_UP_TIMEOUT_S = 120
 
 
 class Topology:
-    """A primary and its standbys; switches between configurations by reloading."""
+    """A primary and its standbys; switches between configurations (see the module)."""
 
     def __init__(self, primary: ContainerServer, standbys: dict[str, ContainerServer]):
         self.primary = primary
         self.standbys = standbys
-        self.conninfo = {name: s.sql("SHOW primary_conninfo")[0][0] for name, s in standbys.items()}
+        self.conninfo = {name: _conninfo(s) for name, s in standbys.items()}
+        self.connected = {name: True for name in standbys}
         self.exact_commit = has_walinspect(primary)
         if self.exact_commit:
             primary.sql("CREATE EXTENSION pg_walinspect")
@@ -50,7 +56,9 @@ class Topology:
         self._set(self.primary, "synchronous_standby_names",
                   f"{synchronous} ({', '.join(names)})" if synchronous else "")
         for i, (name, standby) in enumerate(self.standbys.items()):
-            self._set(standby, "primary_conninfo", self.conninfo[name] if i < connected else "")
+            if self.connected[name] != (i < connected):
+                _set_conninfo(standby, self.conninfo[name] if i < connected else "")
+                self.connected[name] = i < connected
         self.wait_caught_up(STANDBYS[:connected], names)
 
     @staticmethod
@@ -91,6 +99,42 @@ class Topology:
         return {name: int(s.sql(query)[0][0]) for name, s in servers.items()}
 
 
+RECOVERY_CONF = "recovery.conf"  # 10 and 11: where pg_basebackup -R writes primary_conninfo
+
+
+def _conninfo(standby: ContainerServer) -> str:
+    """The primary_conninfo pg_basebackup -R wrote."""
+    if standby.major >= 12:
+        return standby.sql("SHOW primary_conninfo")[0][0]
+    return _recovery_conf(standby)["primary_conninfo"]
+
+
+def _recovery_conf(standby: ContainerServer) -> dict[str, str]:
+    """recovery.conf's settings (pg_basebackup -R writes one `key = 'value'` per line)."""
+    data = standby.sql("SHOW data_directory")[0][0]
+    found = {}
+    for line in standby.run(["cat", f"{data}/{RECOVERY_CONF}"]).splitlines():
+        key, _, value = line.partition("=")
+        if value.strip().startswith("'"):
+            found[key.strip()] = value.strip()[1:-1].replace("''", "'")
+    return found
+
+
+def _set_conninfo(standby: ContainerServer, conninfo: str) -> None:
+    """Point a standby's WAL receiver at the primary, or stop it (empty conninfo)."""
+    if standby.major >= 13:
+        standby.set({"primary_conninfo": conninfo})
+        return
+    if standby.major >= 12:
+        standby.sql(pgsql.SQL("ALTER SYSTEM SET primary_conninfo = {}").format(pgsql.Literal(conninfo)))
+    else:
+        data = standby.sql("SHOW data_directory")[0][0]
+        conf = _recovery_conf(standby) | {"primary_conninfo": conninfo}
+        standby.put_file(f"{data}/{RECOVERY_CONF}",
+                         "".join(f"{k} = '{v.replace(chr(39), chr(39) * 2)}'\n" for k, v in conf.items()))
+    standby.restart(None)
+
+
 class LagPoller(Poller):
     """How far behind each asynchronous standby's replay is, every 100 ms while pgbench runs.
 
@@ -119,8 +163,11 @@ def _start(ctx: RunContext) -> Topology:
     p = ctx.params
     common = ctx.settings("common.conf")
     network = ctx.lab.network()
-    primary = ctx.lab.server(Text("プライマリ", "primary"), common | ctx.settings("primary.conf"), network=network,
-                             alias="primary")
+    settings = common | ctx.settings("primary.conf")
+    if ctx.major < 13:  # 004's own setting, renamed in 13
+        del settings["wal_keep_size"]
+        settings["wal_keep_segments"] = "16"
+    primary = ctx.lab.server(Text("プライマリ", "primary"), settings, network=network, alias="primary")
     primary.pgbench_init(p["pgbench_scale"])
     ctx.step("three standbys with pg_basebackup -R")
     with ThreadPoolExecutor(len(STANDBYS)) as pool:

@@ -27,7 +27,7 @@ PATTERN_B = ["async3", "sync1_async2", "sync2_async1", "sync3"]
 
 def _ratio(config: str) -> Measure:
     return Measure(Text(f"{LABELS[config].ja} / なし (TPS)", f"{LABELS[config].en} / none (TPS)"),
-                   lambda r: ratio_pct(r, config), "%", 1)
+                   lambda r: ratio_pct(r, config), "%", 1, ratio=True)
 
 
 def _steps(chain: list[str]) -> list[tuple[str, str]]:
@@ -35,7 +35,9 @@ def _steps(chain: list[str]) -> list[tuple[str, str]]:
 
 
 def _largest_step(chain: list[str], label: Text) -> Measure:
-    """The largest change of TPS along a chain of configurations (a rise is positive)."""
+    """Per round, the TPS change (%) of each step along a chain of configurations (the next
+    configuration's TPS over the previous one's, in the same round), and of those the
+    highest: the smallest drop, or a rise (positive). Below 0, every step lowered TPS."""
     return Measure(label, lambda r: max(step_change(r, a, b) for a, b in _steps(chain)),
                    "%", 1, signed=True)
 
@@ -67,9 +69,9 @@ def _steps_text(r: Rounds, chain: list[str]) -> Text:
 def _explain_f3(r: Rounds, results: list[CheckResult]) -> Text:
     """What this run measured along pattern B, step by step (the page's table has the rest)."""
     steps = _steps_text(r, PATTERN_B)
-    return Text(f"この実行の各段の変化: {steps.ja}。全サーバーが 1 台のマシンの CPU を分け合うため、混在構成の順序は"
+    return Text(f"この実行の各段の TPS の変化 (ラウンドごとの変化の中央値): {steps.ja}。全サーバーが 1 台のマシンの CPU を分け合うため、混在構成の順序は"
                 "原典どおりにならないことがあり、原因は突き止めていません。",
-                f"Steps in this run: {steps.en}. With all servers sharing one machine's CPUs the mixed "
+                f"TPS change at each step in this run (the median of the rounds' changes): {steps.en}. With all servers sharing one machine's CPUs the mixed "
                 "configurations need not keep the original's order; the cause is not established.")
 
 
@@ -93,21 +95,21 @@ FINDINGS = [
                           "1 synchronous 50.4 %, 1 asynchronous 91.8 % (about half)")),
     Finding("F2", Text("スタンバイを 1 台足すごとに TPS は下がる (非同期でも)",
                        "Each added standby lowers TPS further, asynchronous ones too"),
-            [Check(_largest_step(ASYNC_CHAIN, Text("非同期 0→1→2→3 台の各段の変化の最大",
-                                                   "asynchronous 0→1→2→3: the largest step change")),
+            [Check(_largest_step(ASYNC_CHAIN, Text("非同期 0→1→2→3 台: 各段の TPS の変化のうち最も高いもの (最も小さい低下。上昇なら正)",
+                                                   "asynchronous 0→1→2→3: the highest of the steps' TPS changes (the smallest drop; a rise is positive)")),
                    Below(0)),
-             Check(_largest_step(SYNC_CHAIN, Text("同期 1→2→3 台の各段の変化の最大",
-                                                  "synchronous 1→2→3: the largest step change")),
+             Check(_largest_step(SYNC_CHAIN, Text("同期 1→2→3 台: 各段の TPS の変化のうち最も高いもの (最も小さい低下。上昇なら正)",
+                                                  "synchronous 1→2→3: the highest of the steps' TPS changes (the smallest drop; a rise is positive)")),
                    Below(0))],
             original=Text("非同期 91.8→84.1→77.9 %、同期 50.4→43.4→39.8 %",
                           "asynchronous 91.8→84.1→77.9 %, synchronous 50.4→43.4→39.8 %")),
     Finding("F3", Text("3 台のうち同期にする台数を増やすたびに TPS は下がり、最初の 1 台で大きく落ちる",
                        "With three standbys, each one turned synchronous lowers TPS; the first causes "
                        "the big drop"),
-            [Check(_largest_step(PATTERN_B, Text("同期 0→1→2→3 台 (3 台中) の各段の変化の最大",
-                                                 "0→1→2→3 of 3 synchronous: the largest step change")),
+            [Check(_largest_step(PATTERN_B, Text("同期 0→1→2→3 台 (3 台中): 各段の TPS の変化のうち最も高いもの (最も小さい低下。上昇なら正)",
+                                                 "0→1→2→3 of 3 synchronous: the highest of the steps' TPS changes (the smallest drop; a rise is positive)")),
                    Below(0)),
-             Check(Measure(Text("最初の低下 − それ以降の最大の低下", "first drop − largest later drop"),
+             Check(Measure(Text("最初の段の TPS の低下 − それ以降の段の最大の低下", "first step's TPS drop − largest later step's drop"),
                            _first_drop_margin, "pt", 1, signed=True), Above(0))],
             original=Text("77.9→43.7→41.3→39.8 %", "77.9→43.7→41.3→39.8 %"),
             expected=False, explain=_explain_f3),

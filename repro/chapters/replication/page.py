@@ -107,7 +107,7 @@ def _ratio_chart(title: Text, categories: list[Text], groups: list[tuple[Text, l
 
 
 SCALE_ROWS = [
-    ("pgbench_scale", Text("pgbench のスケールファクタ", "pgbench scale factor")),
+    ("pgbench_scale", Text("pgbench のスケールファクター", "pgbench scale factor")),
     ("clients", Text("クライアント数", "clients")),
     ("seconds", Text("1 回の実行時間 [s]", "run length [s]")),
     ("rounds", Text("繰り返し (ラウンド、最小)", "repetitions (rounds, at least)")),

@@ -64,7 +64,7 @@ def run(ctx: RunContext) -> None:
             starts[kind] = lab_for(stack, CONTROL_MAJOR, f"repro-semaphores:{kind}")
         ctx.step(f"{len(starts)} servers side by side ({', '.join(starts)}), each pgbench -i -s {p['scale']} -F 80")
         servers = dict(zip(starts, start_all(ctx, [(lab, ROLES[k], settings) for k, lab in starts.items()],
-                                            prepare)))
+                                            prepare, ptrace=True)))
         ctx.record("engine_cpus", engine.info().get("NCPU"))
         ctx.record("versions", {k: s.sql("SHOW server_version")[0][0] for k, s in servers.items()})
         ctx.record("control_source", engine.client().images.get(f"repro-semaphores:{SYSV}").labels

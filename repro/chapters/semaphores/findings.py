@@ -103,9 +103,9 @@ ORIGINAL_CURVE = Requirement(
     lambda e: bool(e.cpus) and e.cpus >= ORIGINAL_CORES
     and max(measured_clients(Rounds(e.raw), UPDATE, THIS), default=0) > MANY,
     lambda e: Text(f"CPU {ORIGINAL_CORES} 個以上 (このエンジンは {e.cpus} 個) と、{MANY} を超えるクライアント数が要ります。"
-                   f"CPU 2 個では、数十のバックエンドが同時に動いて WAL のフラッシュを待つ形になりません。",
+                   f"CPU がそれより少ないと、数十のバックエンドが同時に動いて WAL のフラッシュを待つ形になりません。",
                    f"Needs at least {ORIGINAL_CORES} CPUs (this engine has {e.cpus}) and more than {MANY} clients; "
-                   f"on 2 CPUs the WAL flush queue of dozens of running backends cannot form the same way."),
+                   f"with fewer CPUs the WAL flush queue of dozens of running backends cannot form the same way."),
     Text(f"CPU {ORIGINAL_CORES} 個以上と {MANY} を超えるクライアント数", f"≥ {ORIGINAL_CORES} CPUs and > {MANY} clients"))
 
 

@@ -179,7 +179,7 @@ def numbers(run: Run) -> dict[str, Number]:
     }
 
 
-SCALE_ROWS = [("scale", Text("pgbench のスケールファクタ (-F 80)", "pgbench scale factor (-F 80)")),
+SCALE_ROWS = [("scale", Text("pgbench のスケールファクター (-F 80)", "pgbench scale factor (-F 80)")),
               ("shared_buffers", Text("shared_buffers", "shared_buffers")),
               ("clients", Text("クライアント数 (曲線)", "clients (curves)")),
               ("control_clients", Text("クライアント数 (対照実験)", "clients (control)")),

@@ -6,7 +6,6 @@ synchronous_commit = off), with vmstat and a pg_wait_sampling profile per run.
 """
 from ...chapter import Chapter
 from ...text import Text
-from ...verdict import feature
 from .analysis import summarize
 from .findings import FINDINGS
 from .page import CHARTS, TABLES, numbers
@@ -18,5 +17,4 @@ CHAPTER = Chapter(
     tables=TABLES,
     charts=CHARTS,
     numbers=numbers,
-    requires=[feature("pg_wait_sampling")],
 )

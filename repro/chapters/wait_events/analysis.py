@@ -27,10 +27,11 @@ def canonical(key: str) -> str:
 
 
 def pooled(records: list[dict], method: str) -> Counter[str]:
-    """One profile: the samples of the records added up, names made canonical."""
+    """One profile: the samples of the records added up, names made canonical (none where
+    the image had no pg_wait_sampling)."""
     total: Counter[str] = Counter()
     for record in records:
-        for key, count in record[f"waits_{method}"].items():
+        for key, count in (record[f"waits_{method}"] or {}).items():
             total[canonical(key)] += count
     return total
 
@@ -75,6 +76,11 @@ def wal_sync_time_pct(rounds: Rounds, condition: str, seconds: float) -> float |
     if not records or len(timed) < len(records):
         return None
     return sum(timed) / (len(records) * seconds * 1000) * 100
+
+
+def sampled(raw: dict[str, Any]) -> bool:
+    """Whether pg_wait_sampling sampled (results before 2026-11-25 always did)."""
+    return raw.get("wait_sampling", True)
 
 
 def seconds_of(raw: dict[str, Any], condition: str) -> float:

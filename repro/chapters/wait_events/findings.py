@@ -9,7 +9,8 @@ from collections.abc import Callable
 
 from ...stats import Rounds
 from ...text import Text
-from ...verdict import Above, Below, Between, Check, CheckResult, Finding, Measure, data, majors, min_cpus
+from ...verdict import (Above, Below, Between, Check, CheckResult, Finding, Measure, data, feature, majors,
+                        min_cpus)
 from .analysis import (CLIENT_READ, MODES, TRANSACTIONID, cpu_others, peak_tps, placement_ratio,
                        ratio_to_time, share)
 
@@ -92,7 +93,7 @@ def f2_checks(method: str = "sampling", clients: Callable[[Rounds], list[int]] =
     wal = _pct(_tag(Text("unlogged・非同期: WAL フラッシュ待ちの最大", "unlogged, async: WAL-flush waits, highest"),
                     method),
                lambda r: max(share(r, f"{m}/{c}", "WAL", method)
-                             for m in ("unlogged", "async") for c in clients(r)))
+                             for m in ("unlogged", "async") for c in clients(r)), floor=0)  # a share
     gain = Measure(_tag(Text("unlogged・非同期: 同じクライアント数の通常モードに対する ClientRead の差 (最小)",
                              "unlogged, async: ClientRead above normal mode at the same clients, smallest"),
                         method),
@@ -173,7 +174,7 @@ def _explain_taken(conditions: Callable[[Rounds], list[str] | None], what: Text
         busy = _others(r, measured_in) if measured_in else 0.0
         if busy <= OTHERS_MAX_PCT:
             return None
-        return Text(f"測定中、サーバーのコンテナの外のプロセスがマシンの CPU 時間の {busy:.0f} % を使い、"
+        return Text(f"測定中、サーバーのコンテナーの外のプロセスがマシンの CPU 時間の {busy:.0f} % を使い、"
                     f"{what.ja}を埋めました ({OTHERS_MAX_PCT:.0f} % を超えると判定しません)。",
                     f"Processes outside the server's container used {busy:.0f} % of the machine's "
                     f"CPU time during the runs and took {what.en} (above {OTHERS_MAX_PCT:.0f} % "
@@ -209,16 +210,18 @@ NO_CPU_SAMPLES = Text("このイメージの pg_wait_sampling には sample_cpu 
                       "This image's pg_wait_sampling has no sample_cpu setting and does not count "
                       "samples of processes that are not waiting, so it gives no share of time.")
 
+SAMPLING = feature("pg_wait_sampling")  # F1, F2, F4, F7 read its profile; the rest need none
+
 FINDINGS = [
     Finding("F1", Text("通常モードでは WAL フラッシュ待ちが待機の大きな割合を占め、LWLock:WALWrite は"
                        "クライアント数とともに増える",
                        "In normal mode, waits for WAL flushes take a large share of the waits, and "
-                       "LWLock:WALWrite grows with the clients"), f1_checks(),
+                       "LWLock:WALWrite grows with the clients"), f1_checks(), requires=[SAMPLING],
             original=Text("WALWrite がクライアント数に比例して増加 (グラフ)",
                           "WALWrite grows in proportion to the clients (chart)")),
     Finding("F2", Text("unlogged テーブルと非同期コミットでは WAL 待ちがほぼ消え、その分 Client:ClientRead が増える",
                        "With unlogged tables and with asynchronous commit the WAL waits all but vanish, "
-                       "and Client:ClientRead takes their place"), f2_checks(),
+                       "and Client:ClientRead takes their place"), f2_checks(), requires=[SAMPLING],
             original=Text("ClientRead が増えて大半を占める (グラフ)", "ClientRead grows and dominates (chart)")),
     Finding("F3", Text("unlogged と非同期コミットの最大 TPS は通常モードより高い",
                        "Unlogged tables and asynchronous commit reach a higher peak TPS than normal mode"),
@@ -227,7 +230,7 @@ FINDINGS = [
     Finding("F4", Text("どのモードでも Lock:transactionid (pgbench_branches の行ロック待ち) は"
                        "クライアント数とともに増える",
                        "In every mode Lock:transactionid (row locks on pgbench_branches) grows with "
-                       "the clients"), f4_checks(),
+                       "the clients"), f4_checks(), requires=[SAMPLING],
             original=Text("クライアント数とともに増加 (グラフ)", "grows with the clients (chart)")),
     Finding("F5", Text("クライアント数が CPU の数より多ければ、pg_stat_activity を短い間隔で読むだけでも "
                        "pg_wait_sampling と同じ結論 (F1・F2・F4) が得られる",
@@ -243,19 +246,19 @@ FINDINGS = [
                        "At 1 client, a poll of pg_stat_activity that has to share the CPU with the "
                        "backend it samples counts fewer of its short waits (IO:WALSync) than a poll "
                        "on a CPU of its own, which matches the time the server measured"),
-            [Check(Measure(Text("同じ CPU で読む poll の IO:WALSync の割合 ÷ 別の CPU で読む poll の割合 "
-                                "(ラウンドごとの比の中央値)",
+            [Check(Measure(Text("同じ CPU での読み取りが見た IO:WALSync の割合 ÷ 別の CPU での読み取りが見た割合 "
+                                "(同じラウンドの 2 つの対照実行の比)",
                                 "IO:WALSync share seen by the poll on the same CPU / by the poll on "
-                                "its own CPU (median of the rounds' ratios)"),
+                                "its own CPU (the two control runs of the same round)"),
                            _undisturbed(_controls, placement_ratio), "×", 2),
                    Below(1.0)),
              Check(_ratio("control/own_cpu", "activity",
-                          Text("別の CPU で読む poll の IO:WALSync ÷ 測った WAL fsync の時間",
+                          Text("別の CPU での読み取りの IO:WALSync ÷ 測った WAL fsync の時間",
                                "poll on its own CPU: IO:WALSync share / measured WAL fsync time"),
                           _controls),
                    Between(*OWN_CPU_RATIO))],
             requires=[min_cpus(2), majors(14, why=NEEDS_TIMING)],
-            explain=_explain_taken(_controls, Text("poll に空いていたはずの CPU",
+            explain=_explain_taken(_controls, Text("読み取りに空いていたはずの CPU",
                                                    "the CPU the poll was to have to itself"))),
     Finding("F7", Text("pg_wait_sampling の IO:WALSync のサンプルの割合は、サーバーが WAL の fsync に"
                        "費やした時間の割合と合う",
@@ -265,9 +268,9 @@ FINDINGS = [
                           Text(f"1 クライアント ({label.ja}): IO:WALSync ÷ 測った WAL fsync の時間",
                                f"1 client ({label.en}): IO:WALSync share / measured WAL fsync time")),
                    Between(*SAMPLING_RATIO))
-             for name, label in (("same_cpu", Text("poll が同じ CPU", "poll on the same CPU")),
-                                 ("own_cpu", Text("poll が別の CPU", "poll on its own CPU")))],
-            requires=[min_cpus(2), majors(14, why=NEEDS_TIMING),
+             for name, label in (("same_cpu", Text("読み取りが同じ CPU", "poll on the same CPU")),
+                                 ("own_cpu", Text("読み取りが別の CPU", "poll on its own CPU")))],
+            requires=[min_cpus(2), majors(14, why=NEEDS_TIMING), SAMPLING,
                       data("sampling_counts_cpu", NO_CPU_SAMPLES,
                            Text("CPU を数える pg_wait_sampling", "pg_wait_sampling that counts CPU"))]),
     Finding("F8", Text("通常モードでは CPU に空きを残したまま TPS が頭打ちになり、unlogged と非同期コミットは"

@@ -8,7 +8,8 @@ from ...chapter import Chart, Run, Series, Table, scaling_table
 from ...stats import median
 from ...text import Number, Text
 from ...verdict import Measure
-from .analysis import CLIENT_READ, CPU, MODES, TRANSACTIONID, WAL_FLUSH, ratio_to_time, share_of_time
+from .analysis import (CLIENT_READ, CPU, MODES, TRANSACTIONID, WAL_FLUSH, ratio_to_time, sampled,
+                       share_of_time)
 from .findings import MODE_LABELS, OTHERS_MAX_PCT
 
 SHOWN_EVENTS = [CLIENT_READ, *WAL_FLUSH, TRANSACTIONID, "Lock:tuple"]
@@ -75,14 +76,19 @@ def cpu_chart(run: Run) -> Chart:
 
 
 def _waits_chart(mode: str) -> Callable[[Run], Chart]:
+    """pg_wait_sampling's shares; pg_stat_activity's where the image has no pg_wait_sampling."""
     def build(run: Run) -> Chart:
-        rows = [_condition(run, f"{mode}/{c}")["shares_sampling"] for c in _clients(run)]
+        method = "sampling" if sampled(run.raw) else "activity"
+        rows = [_condition(run, f"{mode}/{c}")[f"shares_{method}"] for c in _clients(run)]
         series = [Series(Text(e, e), [r.get(e, 0.0) for r in rows]) for e in SHOWN_EVENTS]
         series.append(Series(OTHER, [sum(v for k, v in r.items() if k not in SHOWN_EVENTS)
                                      for r in rows]))
         m = MODE_LABELS[mode]
-        return Chart(Text(f"{m.ja}: 待機イベントの割合 (pg_wait_sampling)",
-                          f"{m.en}: wait-event shares (pg_wait_sampling)"),
+        source = Text("pg_wait_sampling", "pg_wait_sampling") if method == "sampling" else \
+            Text("pg_stat_activity。このイメージには pg_wait_sampling がありません",
+                 "pg_stat_activity; this image has no pg_wait_sampling")
+        return Chart(Text(f"{m.ja}: 待機イベントの割合 ({source.ja})",
+                          f"{m.en}: wait-event shares ({source.en})"),
                      [Text(str(c), str(c)) for c in _clients(run)], series,
                      Text("待機サンプルに占める割合 [%]", "share of waiting samples [%]"), CLIENTS,
                      kind="stacked")
@@ -113,11 +119,13 @@ def methods_table(run: Run) -> Table:
     for m in MODES:
         for c in _clients(run):
             v = _condition(run, f"{m}/{c}")
-            cells = [_pair(_pct(sum(v["shares_sampling"].get(e, 0.0) for e in events)),
+            cells = [_pair(_pct(sum(v["shares_sampling"].get(e, 0.0) for e in events)
+                                if sampled(run.raw) else None),
                            _pct(sum(v["shares_activity"].get(e, 0.0) for e in events)))
                      for events in (WAL_FLUSH, (CLIENT_READ,), (TRANSACTIONID,))]
             rows.append([MODE_LABELS[m], Number(c, "", 0), *cells,
-                         _pair(Number(v["samples_sampling"], "", 0), Number(v["samples_activity"], "", 0))])
+                         _pair(Number(v["samples_sampling"] if sampled(run.raw) else None, "", 0),
+                               Number(v["samples_activity"], "", 0))])
     return Table(Text("2 つのサンプリング方法の比較: 待機サンプルに占める割合 "
                       "(pg_wait_sampling / pg_stat_activity)",
                       "The two sampling methods compared: share of waiting samples "
@@ -129,9 +137,9 @@ def methods_table(run: Run) -> Table:
 
 CONTROL_ROWS = {
     "normal/1": Text("通常モード 1 クライアント (CPU の指定なし)", "normal mode, 1 client (CPUs not set)"),
-    "control/same_cpu": Text("対照: poll のバックエンドが pgbench と同じ CPU",
+    "control/same_cpu": Text("対照: 読み取りのバックエンドが pgbench と同じ CPU",
                              "control: the poll's backend on pgbench's CPU"),
-    "control/own_cpu": Text("対照: poll のバックエンドが別の CPU", "control: the poll's backend on the other CPU"),
+    "control/own_cpu": Text("対照: 読み取りのバックエンドが別の CPU", "control: the poll's backend on the other CPU"),
 }
 
 
@@ -155,8 +163,8 @@ def controls_table(run: Run) -> Table:
                   Text("WAL fsync の時間 (サーバーの計測)", "time in WAL fsync (server's timing)"),
                   *(Text(f"{e} ({m.ja})", f"{e} ({m.en})") for e in ("IO:WALSync", "ClientRead", "CPU")
                     for m in methods),
-                  Text("poll の IO:WALSync ÷ 計測した時間", "poll's IO:WALSync / timed share"),
-                  Text("fsync 1 回の平均", "mean fsync"), Text("poll の往復 (中央値)", "poll round trip (median)")],
+                  Text("読み取りの IO:WALSync ÷ 計測した時間", "poll's IO:WALSync / timed share"),
+                  Text("fsync 1 回の平均", "mean fsync"), Text("読み取りの往復 (中央値)", "poll round trip (median)")],
                  rows, Text("— は、その方法では待っていないサンプルを数えない (pg_wait_sampling の古い版) "
                             "か、サーバーが時間を測らない (PostgreSQL 13) ことを表します。",
                             "— means the method does not count samples of processes that are not "
@@ -174,7 +182,7 @@ def fsync_table(run: Run) -> Table:
 
 
 SCALE_ROWS = [
-    ("pgbench_scale", Text("pgbench のスケールファクタ", "pgbench scale factor")),
+    ("pgbench_scale", Text("pgbench のスケールファクター", "pgbench scale factor")),
     ("clients", Text("クライアント数 (= スレッド数)", "clients (= threads)")),
     ("seconds", Text("1 回の実行時間 [s]", "run length [s]")),
     ("rounds", Text("繰り返し (ラウンド、最小)", "repetitions (rounds, at least)")),
@@ -199,11 +207,13 @@ def numbers(run: Run) -> dict[str, Number]:
         out[f"{mode}.peak_clients"] = Number(peak, "", 0)
     hi = _clients(run)[-1]
     normal_hi = _condition(run, f"normal/{hi}")["shares_sampling"]
-    out["normal.wal_max_clients"] = _pct(sum(normal_hi.get(e, 0.0) for e in WAL_FLUSH))
+    out["normal.wal_max_clients"] = _pct(sum(normal_hi.get(e, 0.0) for e in WAL_FLUSH)
+                                         if sampled(run.raw) else None)
     out["normal.idle_peak"] = _pct(_condition(run, f"normal/{_peak(run, 'normal')}")["cpu"]["id"])
     out["max_clients"] = Number(hi, "", 0)
     gaps = [_gap(_condition(run, f"{m}/{c}"), events) for m in MODES for c in _clients(run)
-            if c > run.raw["engine_cpus"] for events in (WAL_FLUSH, (CLIENT_READ,), (TRANSACTIONID,))]
+            if c > run.raw["engine_cpus"] and sampled(run.raw)
+            for events in (WAL_FLUSH, (CLIENT_READ,), (TRANSACTIONID,))]
     out["methods.max_gap"] = Number(max(gaps, default=None), "pt", 1)
     one = _condition(run, "normal/1")
     out["one.wal_sync_time"] = _pct(one["wal_sync_time_pct"])

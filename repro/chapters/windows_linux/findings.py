@@ -65,7 +65,7 @@ def _fsync(section: str, method: str, baseline: str, label: Text) -> Measure:
     return Measure(label, lambda r: fsync_ratio(r, section, method, baseline), "×", 2)
 
 
-MISSED = Measure(Text("64MB: 共有バッファになかったブロックの割合", "64MB: share of blocks not in shared_buffers"),
+MISSED = Measure(Text("64MB: 共有バッファーになかったブロックの割合", "64MB: share of blocks not in shared_buffers"),
                  lambda r: read_share(r.raw, "small"), "%", 0, exact=True)
 FINDINGS = [
     Finding("F1", Text("参照系は CPU 数までクライアントとともに伸び、その先は横ばいになる (Linux)",
@@ -74,13 +74,13 @@ FINDINGS = [
             original=Text("Windows でも Linux と同じ傾向・水準: CPU 使用率が 100 % 近くになるまで伸び、その後は横ばい (グラフのみ、数値なし)",
                           "Windows matched Linux in trend and level: TPS grew until the CPUs were near 100 %, then stayed flat (graph only, no numbers)"),
             requires=[KNEE_MEASURED]),
-    Finding("F2", Text("Linux では、参照系で shared_buffers 64MB が表の収まる大きさより遅い (Windows の結果とは逆)",
+    Finding("F2", Text("Linux では、参照系で shared_buffers を 64MB にすると、テーブルが収まる大きさより遅い (Windows の結果とは逆)",
                        "On Linux, reads with shared_buffers 64MB are slower than with a size that holds the table (unlike the Windows result)"),
             [Check(_buffers(c), Below(SLOWER)) for c in (1, 2, 8)],
             original=Text("Windows で 64MB と約 40GB がほぼ同じ。接続数が多いと 64MB がわずかに上 (グラフのみ)",
                           "On Windows 64MB and about 40GB were nearly the same; at many connections 64MB was slightly ahead (graph only)"),
             declared_kind=REPORT),
-    Finding("F3", Text("Linux では、更新系の TPS は shared_buffers 64MB でも表の収まる大きさと大きくは変わらない (8 クライアント)",
+    Finding("F3", Text("Linux では、更新系の TPS は shared_buffers 64MB でも、テーブルが収まる大きさのときと大きくは変わらない (8 クライアント)",
                        "On Linux, update TPS with shared_buffers 64MB stays close to that with a size that holds the table (8 clients)"),
             [Check(_buffered_update(SB_UPDATE_CLIENTS), Between(*METHOD_BAND))],
             original=Text("原典は shared_buffers を参照系でしか比べていない", "The original compared shared_buffers for reads only"),
@@ -109,7 +109,7 @@ FINDINGS = [
             declared_kind=REPORT),
     # The set-up's own check: a 64MB cache cannot hold a table four times its size, so most
     # reads miss it by construction; it tells F2 compares what it means to, and reproduces nothing.
-    Finding("F7", Text("shared_buffers 64MB では、参照系が読むブロックの半分を超えて共有バッファにない",
+    Finding("F7", Text("shared_buffers 64MB では、参照系が読むブロックの半分を超えて共有バッファーにない",
                        "With shared_buffers 64MB, more than half the blocks the reads touch are not in shared_buffers"),
             [Check(MISSED, Above(50))], declared_kind=SANITY),
 ]

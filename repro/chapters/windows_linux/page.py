@@ -74,12 +74,12 @@ def read_table(run: Run) -> Table:
                  *[run.estimate(_ratio(read("small", c), read("large", c))) for c in run.params["read_clients"]]])
     return Table(Text("参照系の TPS: shared_buffers ごと", "Read TPS by shared_buffers"),
                  [Text("shared_buffers", "shared_buffers"),
-                  Text("共有バッファになかったブロック", "blocks not in shared_buffers"),
+                  Text("共有バッファーになかったブロック", "blocks not in shared_buffers"),
                   *[Text(f"{c} クライアント [tps]", f"{c} client{'s' if c > 1 else ''} [tps]")
                     for c in run.params["read_clients"]]],
                  rows,
-                 Text(f"TPS は各条件の中央値、比は各ラウンドの比の幾何平均です。表の大きさは {run.raw['table_mb']:.0f} MB です。"
-                      f"共有バッファになかったブロックは、再起動と pg_prewarm (表とインデックス) の直後に参照系のトランザクション {probes} 件を "
+                 Text(f"TPS は各条件の中央値、比は各ラウンドの比の幾何平均です。テーブルの大きさは {run.raw['table_mb']:.0f} MB です。"
+                      f"共有バッファーになかったブロックは、再起動と pg_prewarm (テーブルとインデックス) の直後に参照系のトランザクション {probes} 件を "
                       "EXPLAIN (ANALYZE, BUFFERS) して数えた割合です。",
                       f"TPS is each condition's median, a ratio the geometric mean of each round's ratio. The table is "
                       f"{run.raw['table_mb']:.0f} MB. Blocks not in shared_buffers: the share counted by EXPLAIN (ANALYZE, BUFFERS) "
@@ -94,7 +94,7 @@ def sb_update_table(run: Run) -> Table:
                  [*[[_size(run, size), Number(run.summary["sb_update"][size], "", 0)] for size in BUFFERS],
                   [Text(f"{SMALL_BUFFERS} ÷ 大{INTERVAL.ja}", f"{SMALL_BUFFERS} / large{INTERVAL.en}"),
                    run.estimate(_ratio(buffered_update("small", c), buffered_update("large", c)))]],
-                 Text("参照系と同じ shared_buffers のサーバー・同じ表 (wal_sync_method は既定の fdatasync) で、参照系の直後に実行します。",
+                 Text("参照系と同じ shared_buffers のサーバー・同じテーブル (wal_sync_method は既定の fdatasync) で、参照系の直後に実行します。",
                       "On the shared_buffers server and its table (wal_sync_method at its default, fdatasync), right after the reads."))
 
 
@@ -198,8 +198,8 @@ def numbers(run: Run) -> dict[str, Number]:
     }
 
 
-SCALE_ROWS = [("read_scale", Text("参照系の pgbench スケールファクタ", "read: pgbench scale factor")),
-              ("update_scale", Text("更新系の pgbench スケールファクタ", "update: pgbench scale factor")),
+SCALE_ROWS = [("read_scale", Text("参照系の pgbench スケールファクター", "read: pgbench scale factor")),
+              ("update_scale", Text("更新系の pgbench スケールファクター", "update: pgbench scale factor")),
               ("large_buffers", Text("大きいほうの shared_buffers", "the large shared_buffers")),
               ("read_clients", Text("参照系のクライアント数", "read clients")),
               ("update_clients", Text("更新系のクライアント数", "update clients")),
