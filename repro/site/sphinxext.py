@@ -968,7 +968,7 @@ class SourcesDirective(_Directive):
             for source in chapter.original.get("sources", []):
                 sources.setdefault(source["id"], (source, []))[1].append(name)
         rows: list[list[Any]] = []
-        for ident, (source, names) in sources.items():
+        for ident, (source, names) in sorted(sources.items()):  # by number
             title = nodes.paragraph()
             title += (nodes.reference("", source["title"], refuri=source["url"]) if source["url"]
                       else nodes.Text(source["title"]))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
@@ -31,6 +32,12 @@ class Shown:
     run: Run | None
     why: str | None  # None | "missing" | "corrupt" | "code_changed" | "scale_changed"
     this_build: bool = False
+
+
+def built_from_stored() -> bool:
+    """`make html REPRO=cached`: this build ran nothing, so a result left in the build
+    directory by an earlier build is a stored run like any other, not "this build's"."""
+    return os.environ.get("REPRO") == "cached"
 
 
 @cache
@@ -60,7 +67,7 @@ def current(name: str, major: float, scale: str) -> Shown:
         run = (same_scale or runs or [None])[-1]
     if run is None:
         return Shown(None, "missing")
-    mine = doc is not None
+    mine = doc is not None and not built_from_stored()
     if run.doc["key"]["experiment"] != experiment_hash(name, run.doc["scale"]):
         return Shown(run, "code_changed", mine)
     if run.doc["scale"] != scale:

@@ -17,9 +17,12 @@ WORDS = {
                       "\"Held in runs since the claim was fixed\" counts only runs of the same experiment code "
                       "that started after the finding's latest revision (or registration): the runs that "
                       "led to a revision, or that set a threshold, never count."),
-    "registered": Text("この章の主張 (内容、判定条件、要件、種類、期待) は {date} に登録されました。変更は改訂として記録されます。",
-                       "This chapter's claims (claim, thresholds, requirements, kind, expected flag) were "
-                       "registered on {date}; every change since is recorded as a revision."),
+    "registered": Text("この章の主張 (内容、判定条件、要件、種類、期待) の登録簿は {date} に始まりました。以後の変更は改訂として記録し、"
+                       "それより前の変更はコードの履歴と保存された判定から再構成して、変えた日付で載せています。",
+                       "The register of this chapter's claims (claim, thresholds, requirements, kind, expected "
+                       "flag) was started on {date}; every change since is recorded as a revision, and the "
+                       "changes before it were reconstructed from the code's history and the stored verdicts, "
+                       "under the dates they were made."),
     "revised": Text("改訂", "revised"),
     "withdrawn": Text("取り下げ", "withdrawn"),
     "source": Text("出所: ", "Source: "),
@@ -37,14 +40,14 @@ WORDS = {
                          "Verdicts across every major with a result, by kind of finding"),
     "summary_note": Text("健全性の確認は実験の組み立てから成り立つもので、何も再現しません。メジャーバージョンを通した判定は、"
                          "どれかのメジャーで変化していれば「後のメジャーで変化」、どれかで再現しなければ「再現しなかった」、"
-                         "対象になるすべてで再現していれば「再現した」です。「他のメジャーが対象」は、ある範囲のメジャーについての"
+                         "対象になるすべてで再現していれば「再現した」、それ以外は「判定できず」です。「他のメジャーが対象」は、ある範囲のメジャーについての"
                          "知見 (たとえば 18 以降の読み込みの仕組み) で、実行したマシンに欠けているものではありません。",
                          "Sanity checks hold by construction and reproduce nothing. Across majors, a finding is "
                          "\"changed\" if some major changed it, \"contradicted\" if some major contradicts it, "
-                         "and \"reproduced\" if every major it applies to reproduces it. \"Applies to other "
-                         "majors\" marks a finding about a range of majors (18's read stream, say), not something "
+                         "and \"reproduced\" if every major it applies to reproduces it; otherwise it is \"inconclusive\". "
+                         "\"Applies to other majors\" marks a finding about a range of majors (18's read stream, say), not something "
                          "the machine that ran it lacks."),
-    "changed_list": Text("公開の後のメジャーバージョンで変わった知見", "Findings that a later major changed"),
+    "changed_list": Text("原典の公開後のメジャーバージョンで変わった知見", "Findings that a later major changed"),
     "none_changed": Text("(結果のあるメジャーバージョンには、まだありません)", "(none yet on the majors with a result)"),
     "summary_stored": Text("注意: この集計の一部は、このビルドではなく保存された実行の結果です (各章のページに出所があります)。",
                            "Note: part of these counts comes from stored runs, not from this build (each chapter "

@@ -32,7 +32,7 @@ def original_ratio(run_or_chapter: Run, config: str) -> float:
 
 @cache
 def _ratio_measure(config: str) -> Measure:
-    return Measure(LABELS[config], lambda r: ratio_pct(r, config), "%", 1)
+    return Measure(LABELS[config], lambda r: ratio_pct(r, config), "%", 1, ratio=True)  # as F1's
 
 
 def ratio(run: Run, config: str) -> Number:

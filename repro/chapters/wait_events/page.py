@@ -37,7 +37,7 @@ def _condition(run: Run, key: str) -> dict:
 
 @cache
 def _tps_measure(key: str) -> Measure:
-    return Measure(Text(key, key), lambda r: median(r.values(key, "tps")), "", 0)
+    return Measure(Text(key, key), lambda r: median(r.values(key, "tps")), "", 0, floor=0)
 
 
 def _tps(run: Run, key: str) -> Number:
