@@ -186,6 +186,16 @@ def test_save_is_atomic_and_loadable(tmp_path) -> None:
     assert not list(tmp_path.glob("*.tmp"))
 
 
+def test_a_half_written_verdict_cache_is_judged_again(tmp_path, monkeypatch) -> None:
+    from repro.site import store
+    monkeypatch.setenv("REPRO_RESULTS", str(tmp_path / "results"))
+    run = store._runs("eic")[-1]  # a stored result in results/
+    first = store.statuses(run)
+    [cached] = (tmp_path / "verdicts" / "eic").glob("*.json")
+    cached.write_text('{"F1": "repro')  # what a build that died mid-write would leave
+    assert store.statuses(run) == first and json.loads(cached.read_text()) == first
+
+
 def test_pg_test_timing_parser(data_dir) -> None:
     t = parse_test_timing((data_dir / "pg_test_timing_17.txt").read_text())
     assert t["per_loop_ns"] == pytest.approx(34.34)
