@@ -252,3 +252,14 @@ def test_lsn_round_trip() -> None:
     assert lsn("16/B374D848") == (0x16 << 32) + 0xB374D848
     assert lsn_text(lsn("16/B374D848")) == "16/B374D848"
     assert lsn("0/0") == 0 and lsn_text(0) == "0/0"
+
+
+def test_japanese_chart_labels_have_glyphs(tmp_path) -> None:
+    import warnings
+    from repro.chapter import Chart, Series
+    from repro.site import charts
+    chart = Chart(Text("待機イベント", "Wait events"), [Text("ロック", "lock")],
+                  [Series(Text("割合", "share"), [1.0])], Text("秒", "s"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # matplotlib warns "Glyph ... missing from font(s)"
+        charts.render(chart, "ja", tmp_path / "ja.png")

@@ -9,6 +9,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib import font_manager  # noqa: E402
 
 from ..chapter import Chart, Series  # noqa: E402
 from ..results import write_atomically  # noqa: E402
@@ -20,6 +21,18 @@ COLOURS = ["#9ecae1", "#2171b5", "#fdae6b", "#d94801", "#a1d99b", "#238b45"]
 # Stacked layers: distinct hues (Okabe-Ito, colour-blind safe), grey last for "other"/"idle".
 STACK_COLOURS = ["#56b4e9", "#d55e00", "#e69f00", "#f0e442", "#009e73", "#cc79a7", "#999999"]
 STACK_LABEL_MIN = 6  # segments smaller than this (in the chart's unit) carry no number
+
+
+def _find_cjk_font() -> None:
+    """matplotlib caches the list of fonts per user: a cache written before fonts-noto-cjk
+    was installed (`make system`) would draw every Japanese label as an empty box."""
+    if FONTS[0] not in {f.name for f in font_manager.fontManager.ttflist}:
+        for path in font_manager.findSystemFonts():
+            if "NotoSansCJK" in Path(path).name:
+                font_manager.fontManager.addfont(path)
+
+
+_find_cjk_font()
 
 
 def _ink(colour: str) -> str:
