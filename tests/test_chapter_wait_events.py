@@ -61,9 +61,10 @@ def _control(time_ms: float | None, walsync: int, other: int, rounds: int = 3,
             for i in range(rounds)]
 
 
-def _judge(fid: str, raw: dict, major: int = 17) -> str:
+def _judge(fid: str, raw: dict, major: int = 17, features: frozenset[str] = frozenset({"pg_wait_sampling"})
+           ) -> str:
     raw = {"seconds": 1, "control_seconds": 1, "sampling_counts_cpu": True, **raw}
-    return FINDING[fid].judge(Rounds(raw), Environment(major, 2, frozenset(), raw)).status
+    return FINDING[fid].judge(Rounds(raw), Environment(major, 2, features, raw)).status
 
 
 def test_f6_needs_the_poll_to_miss_on_the_same_cpu_and_match_on_its_own() -> None:
@@ -88,6 +89,9 @@ def test_f7_compares_pg_wait_sampling_with_the_measured_time() -> None:
     assert _judge("F7", {"rounds": off}) == CONTRADICTED
     # pg_wait_sampling without sample_cpu (1.1.3, 1.1.4) gives no share of time
     assert _judge("F7", {"rounds": good, "sampling_counts_cpu": False}) == NOT_APPLICABLE
+    # an image without pg_wait_sampling: F7 cannot run, F6 (pg_stat_activity only) still can
+    assert _judge("F7", {"rounds": good}, features=frozenset()) == NOT_APPLICABLE
+    assert _judge("F6", {"rounds": good}, features=frozenset()) != NOT_APPLICABLE
 
 
 def _cpu(idle: float, container: float, rounds: int = 3) -> list[dict]:
