@@ -236,6 +236,18 @@ def test_ports_on_loopback_only_and_a_fresh_password() -> None:
                             connect_timeout=5)
 
 
+def test_a_setting_the_major_lacks_is_left_out_and_recorded() -> None:
+    """The originals' files name settings of later majors; 9.6 starts without them and says so."""
+    wanted = {"max_parallel_maintenance_workers": "2", "track_wal_io_timing": "on",
+              "work_mem": "8MB", "DateStyle": "ISO, MDY", "auto_explain.log_analyze": "on"}
+    with Lab(9.6) as lab:
+        s = lab.server("old", wanted)
+        assert s.absent == ["max_parallel_maintenance_workers", "track_wal_io_timing"]
+        assert s.sql("SHOW work_mem") == [("8MB",)]
+    with Lab() as lab:
+        assert lab.absent(wanted) == []
+
+
 def test_errors_do_not_carry_the_password() -> None:
     with Lab() as lab:
         s = lab.server("one")

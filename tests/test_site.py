@@ -234,6 +234,17 @@ def test_english_pages_carry_no_japanese(site: Path) -> None:
     assert not found, found
 
 
+def test_every_page_previews_with_title_and_description_in_its_language(site: Path) -> None:
+    """Open Graph: a link to a chapter shows its title and first sentences, translated."""
+    for lang in ("ja", "en"):
+        for page in sorted((site / lang / "chapters").glob("*.html")):
+            head = page.read_text(encoding="utf-8").split("</head>")[0]
+            title = re.search(r'<meta property="og:title" content="([^"]+)"', head)
+            description = re.search(r'<meta property="og:description" content="([^"]{40,})"', head)
+            assert title and description, page
+            assert bool(re.search(JAPANESE, html.unescape(description[1]))) == (lang == "ja"), page
+
+
 THEME_ENGLISH = ("Skip to content", "Copyright", "Made with", "Previous", "Next", "Home",
                  "Contents", "Menu", "Expand", "Light mode", "Dark mode", "Back to top",
                  "On this page", "container", "Settings:")

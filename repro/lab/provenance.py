@@ -53,6 +53,7 @@ def server(s: Server) -> dict[str, Any]:
                    "recipe": s.image.recipe, "features": sorted(s.image.features)}
                   if s.image else None),
         "settings": {k: redacted(v) for k, v in s.setting_rows().items()},
+        "absent_settings": list(s.absent),  # asked for, but not in this major: left out
     }
 
 

@@ -68,6 +68,7 @@ class Server:
     major: float
     image: engine.Image | None
     role: Text | str  # what the server is for, shown in provenance
+    absent: Sequence[str] = ()  # settings asked for that this major does not have (left out)
 
     def conninfo(self) -> str:
         raise NotImplementedError
@@ -142,12 +143,14 @@ class ContainerServer(Server):
     """A server in a container of the lab; settings can change with a restart."""
 
     def __init__(self, container: DockerContainer, image: engine.Image, major: float,
-                 password: str, role: Text | str, alias: str | None) -> None:
+                 password: str, role: Text | str, alias: str | None,
+                 absent: Sequence[str] = ()) -> None:
         self.container = container
         self.image = image
         self.major = major
         self.role = role
         self.alias = alias
+        self.absent = list(absent)  # settings asked for that this major does not have
         self._password = password
 
     @property
@@ -208,7 +211,7 @@ class ContainerServer(Server):
                 self.docker.reload()
                 with psycopg.connect(self.conninfo(), connect_timeout=2):
                     return
-            except (psycopg.OperationalError, TypeError, KeyError, ConnectionError):
+            except (psycopg.OperationalError, TypeError, KeyError, ConnectionError, TimeoutError):
                 if self.docker.status == "exited" or time.monotonic() > deadline:
                     raise ReproError(f"server {self.alias or self.docker.short_id} did not "
                                      + ("start (the container exited)" if self.docker.status == "exited"
@@ -300,6 +303,7 @@ class Lab:
         self._previous: dict[int, Any] = {}
         self._starting = False
         self._pending: int | None = None
+        self._known: frozenset[str] | None = None
 
     # -- life cycle ---------------------------------------------------------
     def __enter__(self) -> Lab:
@@ -363,6 +367,20 @@ class Lab:
             self.image = engine.resolve_image(self.major)
         return self.image
 
+    def absent(self, settings: dict[str, str]) -> list[str]:
+        """The settings this major's server does not have: the originals' postgresql.conf
+        names some that came later (max_parallel_maintenance_workers in 11, track_wal_io_timing
+        in 14), and a server given one on its command line does not start. The list is
+        `postgres --describe-config` of the image; an extension's own (auto_explain.*) are
+        not in it and are left to the server."""
+        if self._known is None:
+            out = engine.client().containers.run(
+                self._image().name, ["--describe-config"], entrypoint=["postgres"], user="postgres",
+                network_mode="none", remove=True, labels={RUN_LABEL: self.run_id})
+            self._known = frozenset(line.split("\t", 1)[0].lower()
+                                    for line in out.decode(errors="replace").splitlines())
+        return [k for k in settings if "." not in k and k.lower() not in self._known]
+
     def network(self) -> Network:
         """A private Docker network for multi-node topologies."""
         engine.client()
@@ -382,9 +400,12 @@ class Lab:
         as its arguments (see `standby`). `ptrace` adds only CAP_SYS_PTRACE, for strace.
         Every server is recorded for provenance."""
         image = self._image()
+        wanted = fixed_settings(self.major) | (settings or {})
+        absent = self.absent(wanted)
         command = ["postgres"]
-        for key, value in (fixed_settings(self.major) | (settings or {})).items():
-            command += ["-c", f"{key}={value}"]
+        for key, value in wanted.items():
+            if key not in absent:
+                command += ["-c", f"{key}={value}"]
         kwargs: dict[str, Any] = {"labels": {RUN_LABEL: self.run_id}, "shm_size": shm_size}
         if entrypoint:
             kwargs["entrypoint"] = entrypoint
@@ -415,7 +436,7 @@ class Lab:
             raise ReproError(f"PostgreSQL {engine.major_name(self.major)} ({image.name}) did not "
                              f"start: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
                              ) from exc
-        server = ContainerServer(container, image, self.major, self.password, role, alias)
+        server = ContainerServer(container, image, self.major, self.password, role, alias, absent)
         server.wait_ready(START_TIMEOUT_S)
         self.servers.append(server)
         return server

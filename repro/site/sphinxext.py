@@ -18,7 +18,7 @@ import json
 import os
 import subprocess
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -671,6 +671,10 @@ def _features(image: dict[str, Any]) -> str:
     return f" ({', '.join(image['features']) or '—'})" if "features" in image else ""
 
 
+ABSENT = Text(" (PostgreSQL {major} にない設定のため外したもの: {names})",
+              " (left out, as PostgreSQL {major} does not have them: {names})")
+
+
 class ProvenanceDirective(_ChapterDirective):
     """Where, when and with what the chapter's numbers were measured."""
 
@@ -679,6 +683,8 @@ class ProvenanceDirective(_ChapterDirective):
         rows: list[list[Any]] = [[label, values[key]] for key, label in PROVENANCE]
         for s in run.doc["provenance"]["servers"]:
             settings = ", ".join(f"{k}={v}" for k, v in s["settings"].items())
+            if absent := ", ".join(s.get("absent_settings", [])):
+                settings += ABSENT(self.lang).format(names=absent, major=_major(run.major))
             role = Text(**s["role"]) if isinstance(s["role"], dict) else Text(s["role"], s["role"])
             rows.append([Text(f"設定: {role.ja}", f"Settings: {role.en}"), settings])
         table = Table(Text("実行環境と来歴", "Provenance"), [Text("項目", "Item"), Text("値", "Value")],
@@ -1070,6 +1076,28 @@ def search_messages(app: Sphinx) -> None:
             f"Documentation.TRANSLATIONS[{json.dumps(k)}] = {json.dumps(v)};" for k, v in plurals.items()))
 
 
+def _ancestors(node: nodes.Node) -> Iterator[nodes.Node]:
+    while node.parent is not None:
+        node = node.parent
+        yield node
+
+
+def describe_page(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any],
+                  doctree: nodes.document | None) -> None:
+    """The page's first paragraph, shortened, as its description (og:description): what a
+    link to the page shows elsewhere besides its title."""
+    prose = (p for p in doctree.findall(nodes.paragraph)  # not the status box or a table
+             if not any(isinstance(a, (nodes.Admonition, nodes.table)) for a in _ancestors(p))
+             ) if doctree else iter(())
+    para = next(prose, None)
+    if para is not None:
+        text = " ".join(para.astext().split())
+        if len(text) > 200:  # at a space near the end in English; Japanese has none
+            space = text.rfind(" ", 150, 199)
+            text = text[:space if space > 0 else 199] + "…"
+        context["repro_description"] = text
+
+
 def write_sitemap(app: Sphinx, error: Exception | None) -> None:
     """sitemap.xml of the language's pages: absolute addresses when html_baseurl (the
     REPRO_BASEURL of the build) gives the site's public address, else relative ones."""
@@ -1143,5 +1171,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("builder-inited", search_messages)
     app.connect("build-finished", check_diagrams)
     app.connect("build-finished", write_sitemap)
+    app.connect("html-page-context", describe_page)
     return {"version": "2", "env_version": code_version(), "parallel_read_safe": True,
             "parallel_write_safe": True}
