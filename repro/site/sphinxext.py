@@ -459,7 +459,17 @@ def _differences(name: str, shown: dict[float, store.Shown], lang: str) -> nodes
             item += nodes.paragraph(text=line)
             items += item
         box += items
+    left_out = {major: sorted({k for srv in s.run.doc["provenance"]["servers"]
+                               for k in srv.get("absent_settings", [])})
+                for major, s in shown.items() if s.run is not None}
+    if any(left_out.values()):
+        box += para(LEFT_OUT(lang).format(cells="; ".join(
+            f"{_major(m)}: {', '.join(names)}" for m, names in left_out.items() if names)))
     return box
+
+
+LEFT_OUT = Text("そのメジャーバージョンにないため、サーバーの設定から外したもの: {cells}。",
+                "Settings left out of the servers because that major does not have them: {cells}.")
 
 
 class RoundsDirective(_ChapterDirective):
