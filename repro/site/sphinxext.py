@@ -422,7 +422,9 @@ def _majors_table(name: str, shown: dict[float, store.Shown], lang: str) -> node
         rows.append([WORDS["measured_where"], *(_measured_where(s, lang) for s in shown.values())])
     caption = Text(f"{chapter.title.ja}: メジャーバージョンごとの判定",
                    f"{chapter.title.en}: verdicts per major")
-    return table_node(Table(caption, columns, rows or [[WORDS["no_result"]]]), lang)[0]
+    node = table_node(Table(caption, columns, rows or [[WORDS["no_result"]]]), lang)[0]
+    node["classes"].append("repro-matrix")
+    return node
 
 
 def _differences(name: str, shown: dict[float, store.Shown], lang: str) -> nodes.Node:
