@@ -1101,9 +1101,9 @@ def describe_page(app: Sphinx, pagename: str, templatename: str, context: dict[s
     prose = (p for p in doctree.findall(nodes.paragraph)  # not the status box or a table
              if not any(isinstance(a, (nodes.Admonition, nodes.table)) for a in _ancestors(p))
              ) if doctree else iter(())
-    para = next(prose, None)
-    if para is not None:
-        text = " ".join(para.astext().split())
+    first = next(prose, None)
+    if first is not None:
+        text = " ".join(first.astext().split())
         if len(text) > 200:  # at a space near the end in English; Japanese has none
             space = text.rfind(" ", 150, 199)
             text = text[:space if space > 0 else 199] + "…"
