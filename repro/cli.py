@@ -9,7 +9,7 @@ from typing import Any
 
 from . import registry, results
 from .chapter import SCALES, Run
-from .errors import ReproError
+from .errors import ChapterStopped, ReproError
 from .verdict import CHANGED, NOT_APPLICABLE, STATUSES
 
 DEFAULT_MAJOR = 17
@@ -130,11 +130,20 @@ def cmd_build(args: argparse.Namespace) -> int:
         print(f"{len(todo)} chapter run(s) to make at {args.scale} scale, about {total / 60:.0f} min "
               f"(from earlier runs' durations; a chapter stops once its findings are decided): "
               + ", ".join(f"{c.name} on {_major(m)}" for c, m in todo), flush=True)
+    stopped: list[ChapterStopped] = []
     for major in _majors(args.pg):
         for chapter in chosen:
-            doc, reused = runner.run(chapter, args.scale, major, wait=args.wait)
+            try:
+                doc, reused = runner.run(chapter, args.scale, major, wait=args.wait)
+            except ChapterStopped as exc:  # one chapter's failure does not cost the others' runs
+                print(f"{exc.detail()}error: {exc}", file=sys.stderr, flush=True)
+                stopped.append(exc)
+                continue
             print(f"{chapter.name} on PostgreSQL {_major(major)}: "
                   f"{'cached' if reused else 'ran'} ({doc['provenance']['duration_s']:.0f} s)")
+    if stopped:
+        print(f"error: {len(stopped)} run(s) stopped: " + "; ".join(map(str, stopped)), file=sys.stderr)
+        return 1
     return 0
 
 
@@ -251,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.fn(args)
     except ReproError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"{exc.detail() if isinstance(exc, ChapterStopped) else ''}error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted; every container of this run was removed", file=sys.stderr)

@@ -112,6 +112,17 @@ def test_f7_fails_when_the_semaphores_wait_for_other_locks() -> None:
     assert _judge("F7", _raw(elsewhere, sysv)) == CONTRADICTED
 
 
+def test_a_trace_that_followed_no_backend_is_no_evidence() -> None:
+    """strace once caught a single futex call on a server whose backends waited on WALWrite
+    throughout (16, 2026-11-25): zero counts from such a trace must not contradict F5-F7,
+    while a real trace with no futex still does."""
+    lost, sysv = _traced(0, 1), _traced(900, 0)
+    for fid in ("F5", "F6", "F7"):
+        assert _judge(fid, _raw(lost, sysv)) not in (CONTRADICTED, REPRODUCED), fid
+    no_semaphore = {"calls": {"futex": 40}, "errors": {}, "via_semaphore": {}, "lock_users": {}}
+    assert _judge("F5", _raw(no_semaphore, sysv)) == CONTRADICTED
+
+
 def test_f8_fails_when_walwrite_waits_do_not_grow() -> None:
     grows = {"2": {"LWLock:WALWrite": 25, "CPU": 75}, "64": {"LWLock:WALWrite": 65, "CPU": 35}}
     flat = {"2": {"LWLock:WALWrite": 25, "CPU": 75}, "64": {"LWLockNamed:WALWriteLock": 1, "LWLock:WALWrite": 26, "CPU": 74}}

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from repro import scaffold
+from repro import cli, registry, scaffold
 from repro.chapter import Chapter, Run
 from conftest import Watcher
 from repro.errors import ReproError
 from repro.lab import runner
-from repro.lab.servers import Lab, without_password
+from repro.lab.servers import Lab, leftovers, without_password
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -85,6 +85,32 @@ def test_new_chapter_runs_against_an_existing_server_by_dsn(
     assert "round 1" in log.err and watcher.privileged == []
     leaked = [s for s in [*watcher.seen, *output, log.out, log.err, json.dumps(doc)] if lab.password in s]
     assert leaked == [], f"the password shows in: {leaked[0][:300]}"
+
+
+def test_a_build_goes_on_past_a_chapter_that_stops_and_says_which_did(
+        tree: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A matrix is hours of runs: one chapter's error on one major is reported with its
+    traceback and the build's exit status, the other runs still happen, and the stopped run
+    leaves no container behind."""
+    scaffold.create("broken_demo", tree)
+    experiment = tree / "repro" / "chapters" / "broken_demo" / "experiment.py"
+    source = experiment.read_text()
+    assert 'server.pgbench_init(p["scale"])' in source
+    experiment.write_text(source.replace('server.pgbench_init(p["scale"])',
+                                         'server.sql("SELECT * FROM no_such_table")'))
+    scaffold.create("demo_chapter", tree)
+    chapters = {name: _load(tree, name) for name in ("broken_demo", "demo_chapter")}
+    monkeypatch.setattr(registry, "get", chapters.__getitem__)
+    before = set(leftovers())
+    rc = cli.main(["build", "--scale", "tiny", "--only", "broken_demo,demo_chapter"])
+    out, err = capsys.readouterr()
+    assert rc == 1
+    assert 'error: broken_demo on PostgreSQL 17 stopped: UndefinedTable: relation "no_such_table"' in err
+    assert "Traceback" in err and "error: 1 run(s) stopped" in err.splitlines()[-1]
+    assert "demo_chapter on PostgreSQL 17: ran" in out
+    assert not list((tree / "results").glob("broken_demo/*.json"))
+    assert list((tree / "results").glob("demo_chapter/pg17-tiny.json"))
+    assert set(leftovers()) <= before
 
 
 @pytest.mark.parametrize("name, message", [("Bad-Name", "lower-case"),

@@ -310,6 +310,9 @@ def test_narrow_screens_scroll_tables_and_show_the_language_link(base_url, brows
 PAGES = ["index", "matrix", "sources"] + [f"chapters/{n}" for n in sorted(registry.chapters())]
 WIDER_THAN_ITS_BOX = """tables => tables.filter(t => {
     const box = t.closest('.table-wrapper') || t.parentElement;
+    if (t.classList.contains('repro-matrix'))  // ten majors: they scroll beside a sticky finding column
+        return !(['auto', 'scroll'].includes(getComputedStyle(box).overflowX)
+                 && getComputedStyle(t.rows[0].cells[0]).position === 'sticky');
     return t.getBoundingClientRect().width > box.clientWidth + 1;
 }).map(t => `${t.className}: ${(t.querySelector('th') || t).innerText.slice(0, 40)}`)"""
 
@@ -318,8 +321,9 @@ WIDER_THAN_ITS_BOX = """tables => tables.filter(t => {
 @pytest.mark.parametrize("width, scheme", [(1280, "light"), (390, "dark")])
 def test_tables_fit_their_column_and_pages_never_scroll_sideways(
         base_url, browser, lang: str, width: int, scheme: str) -> None:
-    """At 1280 px every table fits the content column (no column cut off). At 390 px a wide
-    table scrolls inside its own box, never the page; the dark scheme keeps badges legible."""
+    """At 1280 px every table fits the content column (no column cut off), except a matrix of
+    majors, which scrolls in its own box with the finding column kept in view. At 390 px a
+    wide table scrolls inside its own box, never the page; the dark scheme keeps badges legible."""
     page = browser.new_page(viewport={"width": width, "height": 900}, color_scheme=scheme)
     problems: dict[str, object] = {}
     for name in PAGES:

@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 from .. import results
 from ..chapter import SCALES, Chapter, Run
-from ..errors import ReproError
+from ..errors import ChapterStopped, ReproError
 from ..stats import Rounds
 from ..text import Text
 from ..verdict import Environment, undecided
@@ -128,7 +128,14 @@ def run(chapter: Chapter, scale: str = "default", major: float = engine.DEFAULT_
                 return undecided(chapter.findings, Rounds(raw), env)
 
             ctx = RunContext(chapter, scale, params, lab, progress, dsn, decide)
-            experiment.run(ctx)
+            try:
+                experiment.run(ctx)
+            except Exception as exc:  # the Lab still removes every container on the way out
+                why = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+                if not isinstance(exc, ReproError):
+                    why = f"{type(exc).__name__}: {why}".rstrip(": ")
+                raise ChapterStopped(f"{chapter.name} on PostgreSQL {engine.major_name(major)} "
+                                     f"stopped: {why}") from exc
             servers = [provenance.server(s) for s in lab.servers]
             container = next((s for s in lab.servers if s.image is not None), None)
             host = provenance.host(container)

@@ -17,6 +17,20 @@ def measured_clients(r: Rounds, workload: str, server: str) -> list[int]:
     return sorted(int(c[len(prefix):]) for c in r.conditions() if c.startswith(prefix))
 
 
+MIN_TRACED_CALLS = 10  # the postmaster alone makes one or two; traced backends, hundreds
+
+
+def trace_of(raw: dict[str, Any], server: str) -> dict[str, Any] | None:
+    """The server's trace, or None when it caught almost nothing. At the traced client count
+    the update workload's backends sleep on LWLocks hundreds of times (every trace of every
+    server so far); a trace of fewer calls than MIN_TRACED_CALLS, of any kind, did not
+    follow the backends, and its zero counts are no evidence either way."""
+    traced = raw.get("semaphore_calls", {}).get(server)
+    if traced is None or sum(traced["calls"].values()) < MIN_TRACED_CALLS:
+        return None
+    return traced
+
+
 def semaphore_sets_of(raw: dict[str, Any], server: str) -> int | None:
     """System V semaphore sets the server had (ipcs -s)."""
     sets = raw.get("semaphore_sets", {}).get(server)
@@ -25,20 +39,20 @@ def semaphore_sets_of(raw: dict[str, Any], server: str) -> int | None:
 
 def semaphore_syscalls(raw: dict[str, Any], server: str, calls: tuple[str, ...]) -> int | None:
     """How many of `calls` PGSemaphoreLock/Unlock made in the server's trace."""
-    traced = raw.get("semaphore_calls", {}).get(server)
+    traced = trace_of(raw, server)
     return None if traced is None else sum(traced["via_semaphore"].get(c, 0) for c in calls)
 
 
 def error_share(raw: dict[str, Any], server: str, call: str, errno: str) -> float | None:
     """Of the failed `call`s in the server's trace, the share that failed with `errno` (%)."""
-    errors = raw.get("semaphore_calls", {}).get(server, {}).get("errors", {})
+    errors = (trace_of(raw, server) or {}).get("errors", {})
     failed = {k.split()[1]: n for k, n in errors.items() if k.split()[0] == call}
     return 100.0 * failed.get(errno, 0) / sum(failed.values()) if failed else None
 
 
 def errors_per_call(raw: dict[str, Any], server: str, calls: tuple[str, ...]) -> float | None:
     """Failed calls per call of `calls` in the server's trace (%)."""
-    traced = raw.get("semaphore_calls", {}).get(server)
+    traced = trace_of(raw, server)
     if traced is None:
         return None
     made = sum(traced["calls"].get(c, 0) for c in calls)
@@ -49,7 +63,7 @@ def errors_per_call(raw: dict[str, Any], server: str, calls: tuple[str, ...]) ->
 def lock_user_share(raw: dict[str, Any], server: str, user: str) -> float | None:
     """Of the semaphore calls with a readable stack, the share whose lock was asked for by
     `user` (the first function above the LWLock layer), in %."""
-    users = raw.get("semaphore_calls", {}).get(server, {}).get("lock_users", {})
+    users = (trace_of(raw, server) or {}).get("lock_users", {})
     named = {u: n for u, n in users.items() if u != "?"}
     return 100.0 * named.get(user, 0) / sum(named.values()) if named else None
 

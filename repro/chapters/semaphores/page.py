@@ -9,7 +9,7 @@ from typing import Callable
 from ...chapter import INTERVAL, Chart, Run, Series, Table, scaling_table
 from ...text import Number, Text, clients
 from ...verdict import Measure, tps_ratio
-from .analysis import error_share, errors_per_call, lock_user_share, semaphore_syscalls, wal_write_share
+from .analysis import error_share, errors_per_call, lock_user_share, semaphore_syscalls, trace_of, wal_write_share
 from .conditions import CONTROL, POSIX, READ, REFERENCE, SYSV, THIS, UPDATE, cond
 from .findings import SERVER_NAMES, SYSV_CALLS, WORKLOADS
 
@@ -85,6 +85,13 @@ def calls_table(run: Run) -> Table:
     rows = []
     for server in _servers(run):
         made = run.raw["semaphore_calls"][server]
+        if trace_of(run.raw, server) is None:
+            n = sum(made["calls"].values())
+            rows.append([_name(run, server), "—", "—", "—", "—",
+                         Text(f"strace はバックエンドを追えていません (呼び出しは全部で {n} 回)。数に入れません",
+                              f"strace did not follow the backends (it saw {n} call{'s' if n != 1 else ''} in all): "
+                              f"not counted")])
+            continue
         calls = ("futex",) if made["calls"].get("futex") else SYSV_CALLS
         failed = ", ".join(f"{k.split()[1]} {v}" for k, v in sorted(made["errors"].items()))
         others = sorted(((n, u) for u, n in made["lock_users"].items() if u != "XLogFlush"), reverse=True)[:1]
