@@ -260,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.fn(args)
     except ReproError as exc:
-        print(f"{exc.detail() if isinstance(exc, ChapterStopped) else ''}error: {exc}", file=sys.stderr)
+        print(f"{exc.detail()}error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted; every container of this run was removed", file=sys.stderr)

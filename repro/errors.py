@@ -1,8 +1,13 @@
 """The one exception type the command line turns into a single clear line."""
+import traceback
 
 
 class ReproError(Exception):
     """A problem the user can act on (bad input, no engine, no image, ...)."""
+
+    def detail(self) -> str:
+        """What to print above the one line: nothing, for a problem the user can act on."""
+        return ""
 
 
 class ChapterStopped(ReproError):
@@ -11,7 +16,6 @@ class ChapterStopped(ReproError):
 
     def detail(self) -> str:
         """The traceback of an unexpected cause (a bug to fix), or nothing for a ReproError."""
-        import traceback
         cause = self.__cause__
         if cause is None or isinstance(cause, ReproError):
             return ""
