@@ -157,15 +157,19 @@ def _imported(path: Path) -> set[Path]:
 def code_closure(start: Path) -> list[Path]:
     """An experiment and the modules it imports, transitively, within what measures: the
     lab (repro/lab/) and the experiment's own chapter package. The judge, the site and
-    the rest of the core are left out: changing them re-judges, it does not re-measure."""
+    the rest of the core are left out: changing them re-judges, it does not re-measure. So is
+    the chapter's `__init__.py`, which `from . import x` runs: it declares the chapter (its
+    findings and page), and a revised claim must not make its stored runs stale."""
     roots = (PACKAGE / "lab", start.parent)
+    declaration = start.parent / "__init__.py"
     seen: set[Path] = set()
     todo = [start]
     while todo:
         path = todo.pop()
         if path not in seen:
             seen.add(path)
-            todo += {f for f in _imported(path) - seen if any(f.is_relative_to(r) for r in roots)}
+            todo += {f for f in _imported(path) - seen
+                     if f != declaration and any(f.is_relative_to(r) for r in roots)}
     return sorted(seen)
 
 

@@ -168,7 +168,18 @@ def test_experiment_hash_covers_the_harness_modules_it_imports() -> None:
                results.code_closure(registry.get("wait_events").package / "experiment.py")}
     assert {"repro/lab/waits.py", "repro/lab/servers.py", "repro/lab/context.py"} <= closure
     assert not {"repro/site/sphinxext.py", "repro/verdict.py", "repro/stats.py"} & closure
-    assert "repro/chapters/wait_events/findings.py" not in closure  # judging is not measuring
+
+
+def test_no_chapter_keys_its_measurement_on_its_claims() -> None:
+    """A revised claim re-judges stored runs; it must not make them stale. fulltext's
+    `from . import corpus` runs the package's __init__, which imports the findings."""
+    from repro import registry
+    for name in registry.chapters():
+        package = registry.get(name).package
+        closure = {p.name for p in results.code_closure(package / "experiment.py") if p.parent == package}
+        assert "experiment.py" in closure
+        assert not {"__init__.py", "findings.py", "page.py"} & closure, name
+    assert "corpus.py" in {p.name for p in results.code_closure(registry.get("fulltext").package / "experiment.py")}
 
 
 @pytest.mark.parametrize("content", ["{ not json", "[]", json.dumps({"chapter": "x"}), "\xff\xfe"])
