@@ -274,3 +274,16 @@ def test_japanese_chart_labels_have_glyphs(tmp_path) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # matplotlib warns "Glyph ... missing from font(s)"
         charts.render(chart, "ja", tmp_path / "ja.png")
+
+
+def test_fulltext_apply_share_is_the_servers_spans_and_nothing_from_an_older_timing() -> None:
+    """F13's measure: the publisher's insert span over the span until the subscriber applied
+    the last row. A run that timed the apply on the host (no spans) gives no value."""
+    from repro.chapters.fulltext.analysis import apply_share
+    from repro.chapters.fulltext.conditions import PUBLISHER_INGEST
+    from repro.stats import Rounds
+    spans = [{"round": i, "tps": 2400.0, "insert_s": 1.0, "apply_s": a} for i, a in enumerate([1.25, 1.001])]
+    assert apply_share(Rounds({"rounds": {PUBLISHER_INGEST: spans[:1]}})) == pytest.approx(0.8)
+    assert apply_share(Rounds({"rounds": {PUBLISHER_INGEST: spans}})) == pytest.approx((0.8 + 1 / 1.001) / 2)
+    host_timed = [{"round": 0, "tps": 2400.0, "apply_rate": 2300.0}]
+    assert apply_share(Rounds({"rounds": {PUBLISHER_INGEST: host_timed}})) is None

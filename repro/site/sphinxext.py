@@ -267,8 +267,11 @@ class FindingsDirective(_ChapterDirective):
             claim += nodes.strong(text=f.claim(lang))
             if not f.expected:
                 claim += nodes.Text(" " + WORDS["not_expected"](lang))
-            verdict = nodes.paragraph()
-            verdict += verdict_badge(v, lang)
+            verdict = nodes.container()
+            badge_line = nodes.paragraph()
+            badge_line += verdict_badge(v, lang)
+            verdict += badge_line
+            verdict += _revised_after(run, f.id, lang)
             k, n = held.get(f.id, (0, 0))
             since = claims.counted_since(chapter, f.id)
             rows.append([ident, claim, f.original, _checks_cell(v, lang), verdict,
@@ -385,7 +388,14 @@ def _matrix_cell(shown: store.Shown, fid: str, lang: str) -> nodes.Node:
     key = _deciding(v).number().format(lang) if v.checks else ""
     if key:
         cell += para(key, ["repro-key-value"])
+    cell += _revised_after(shown.run, fid, lang)
     return cell
+
+
+def _revised_after(run: Run, fid: str, lang: str) -> list[nodes.Node]:
+    """A note on a verdict whose claim was revised after its run (the run never counts)."""
+    revised = store.revised_after(run, fid)
+    return [para(WORDS["revised_after"](lang).format(date=revised[:10]), ["repro-reason"])] if revised else []
 
 
 def _deciding(v: Verdict) -> CheckResult:

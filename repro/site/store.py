@@ -119,11 +119,19 @@ def held(name: str, major: float, scale: str) -> dict[str, tuple[int, int]]:
     runs = history(name, major, scale)
     counts = {}
     for f in chapter.findings:
-        since = claims.counted_since(chapter, f.id)
-        after = [r for r in runs if since is None or _time(r.doc["provenance"]["started"]) > _time(since)]
+        after = [r for r in runs if revised_after(r, f.id) is None]
         k = sum(statuses(r).get(f.id) == REPRODUCED for r in after)
         counts[f.id] = (k, len(after))
     return counts
+
+
+def revised_after(run: Run, fid: str) -> str | None:
+    """The date of the finding's latest revision if it came after the run started: the run
+    is judged by a claim fixed after it, so it never counts for that claim."""
+    since = claims.counted_since(run.chapter, fid)
+    if since is not None and _time(since) > _time(run.doc["provenance"]["started"]):
+        return since
+    return None
 
 
 def _time(iso: str) -> datetime:

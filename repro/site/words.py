@@ -17,6 +17,9 @@ WORDS = {
                       "\"Held in runs since the claim was fixed\" counts only runs of the same experiment code "
                       "that started after the finding's latest revision (or registration): the runs that "
                       "led to a revision, or that set a threshold, never count."),
+    "revised_after": Text("この実行のあとで主張を改訂 ({date}): 改訂後の主張で判定していますが、回数には数えません。",
+                          "The claim was revised after this run ({date}): judged by the revised claim, never "
+                          "counted for it."),
     "registered": Text("この章の主張 (内容、判定条件、要件、種類、期待) の登録簿は {date} に始まりました。以後の変更は改訂として記録し、"
                        "それより前の変更はコードの履歴と保存された判定から再構成して、変えた日付で載せています。",
                        "The register of this chapter's claims (claim, thresholds, requirements, kind, expected "

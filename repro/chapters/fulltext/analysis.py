@@ -107,9 +107,15 @@ def longest_lag(r: Rounds) -> float | None:
 
 
 def apply_share(r: Rounds) -> float | None:
-    """Rows the subscriber applied per second (from the publisher's first insert until it had
-    caught up) over the rows the publisher took per second."""
-    return median([x["apply_rate"] / x["tps"] for x in r.records(PUBLISHER_INGEST)])
+    """The subscriber's apply rate over the publisher's insert rate: the publisher's span
+    from its first to its last insert over the span from that first insert until the
+    subscriber applied the last (both by the servers' clocks). A subscriber that keeps up
+    reads just under 1: the last row's apply latency, a millisecond or so. None for a run
+    from before these spans were recorded (2026-11-25): it timed the apply another way."""
+    records = r.records(PUBLISHER_INGEST)
+    if any("apply_s" not in x for x in records):
+        return None
+    return median([x["insert_s"] / x["apply_s"] for x in records])
 
 
 def summarize(raw: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:

@@ -57,13 +57,15 @@ class Node:
         self.server = server
         self.ddl = sections(ctx.text("tables.sql"), "create")
 
-    def create(self, table: str, indexes: list[tuple[str, str]], rows: int, measure: bool = False
-               ) -> dict[str, dict[str, float]]:
+    def create(self, table: str, indexes: list[tuple[str, str]], rows: int, measure: bool = False,
+               applied: bool = False) -> dict[str, dict[str, float]]:
         """A table with the first `rows` records of the pool and `indexes` ((kind, column)).
         With `measure`: how long each index took to build and how much it added to the
         database (the directory's growth counts PGroonga's Groonga files too, which
-        pg_relation_size misses)."""
+        pg_relation_size misses). With `applied`: the column that times the apply."""
         self.server.sql(self.ddl["table"].format(table=table))
+        if applied:
+            self.server.sql(self.ddl["applied"].format(table=table))
         self.server.sql(f"INSERT INTO {table} (tag, record) SELECT tag, record FROM pool WHERE id <= {rows}")
         built = {}
         for kind, column in indexes:
@@ -130,7 +132,7 @@ class Topology:
                 publisher.create(table, [], rows)
 
         def load_subscriber() -> None:
-            subscriber.create(PUBLISHED, [(k, "description") for k in indexed], rows)
+            subscriber.create(PUBLISHED, [(k, "description") for k in indexed], rows, applied=True)
             for kind in kinds:
                 subscriber.create(search_table(kind), both[kind], rows)
         with ThreadPoolExecutor(3) as workers:
@@ -235,20 +237,26 @@ class Experiment:
     def publisher_ingest(self) -> dict[str, dict[str, float]]:
         self.t.caught_up(self.t.position())
         walsender = self.t.walsender_cpu_s()
+        since = self.t.publisher.sql("SELECT clock_timestamp()")[0][0]
         with LagPoller(self.t.publisher) as lag:
             r = self._inserts(self.t.publisher, PUBLISHED, ["-t", str(self.p["inserts"])])
-            returned = time.monotonic()
         end = self.t.position()
         behind = end - lsn(self.t.publisher.sql(
             "SELECT replay_lsn::text FROM pg_stat_replication WHERE application_name = %s", (SUBSCRIPTION,))[0][0])
         catch_up_s = self.t.caught_up(end)
-        # applying took pgbench's own time (its inserts over its TPS, without its start and
-        # connection) and the time from its return until the subscriber had caught up
-        apply_s = self.p["inserts"] / r.tps + (time.monotonic() - returned)
         walsender = (self.t.walsender_cpu_s() - walsender) / (self.p["inserts"] / r.tps)
+        # both spans by the servers' own clocks (one kernel's), from the first insert: the
+        # publisher's to its last insert, the subscriber's to its last apply; no step of the
+        # harness (docker exec, pgbench's start, the polls) is in either
+        rows, insert_s, apply_s = self.t.subscriber.sql(
+            f"SELECT count(*), extract(epoch FROM max(inserted_at) - min(inserted_at))::float8, "
+            f"extract(epoch FROM max(applied_at) - min(inserted_at))::float8 FROM {PUBLISHED} "
+            f"WHERE inserted_at > %s", (since,))[0]
+        if rows != self.p["inserts"] or not apply_s:
+            raise ReproError(f"the subscriber applied {rows} of the publisher's {self.p['inserts']} inserts")
         return {PUBLISHER_INGEST: {"tps": r.tps, "lag_end_bytes": max(behind, 0), "lag_max_s": lag.most_s,
                                    "catch_up_s": catch_up_s, "walsender_cpu": walsender,
-                                   "apply_rate": self.p["inserts"] / apply_s}}
+                                   "insert_s": insert_s, "apply_s": apply_s, "apply_rate": rows / apply_s}}
 
     def search(self, kind: str, where: str, load: str) -> Callable[[], dict]:
         statements = self.statements(kind)

@@ -180,14 +180,14 @@ def replication_table(run: Run) -> Table:
                   Text("追いつくまで", "caught up after"), Text("適用の速さ [件/s]", "apply rate [rows/s]")],
                  rows,
                  Text("遅れはパブリッシャーの pg_current_wal_lsn() とサブスクライバーが適用を報告した位置 (pg_stat_replication.replay_lsn) の差で、"
-                      "一定レートの行は負荷ありの検索の間 100 ms ごとに見た最大です。適用の速さは、挿入した行数を、pgbench 自身の実行時間 (行数 ÷ TPS) と"
-                      "pgbench が戻ってからサブスクライバーが追いついたと確かめるまでの時間の和で割ったものです (制約と注意を参照)。"
+                      "一定レートの行は負荷ありの検索の間 100 ms ごとに見た最大です。適用の速さは、挿入した行数を、パブリッシャーの最初の挿入からサブスクライバーが最後の行を適用するまでの"
+                      "時間 (どちらもサーバーの時計) で割ったものです (制約と注意を参照)。"
                       "サブスクライバーの全速挿入先のテーブルは、使える種類すべての description インデックスを持ちます。"
                       "どの列も、ラウンドごとの値の中央値です。",
                       "Behind: the publisher's pg_current_wal_lsn() minus the position the subscriber reported as applied "
                       "(pg_stat_replication.replay_lsn); for the fixed rate, the most seen every 100 ms during the loaded searches. "
-                      "Apply rate: the rows inserted over pgbench's own time (rows over TPS) plus the time from pgbench's return until the "
-                      "subscriber is seen to have caught up (see the limitations). "
+                      "Apply rate: the rows inserted over the time from the publisher's first insert until the subscriber "
+                      "applied the last row, both by the servers' clocks (see the limitations). "
                       "The subscriber's copy of "
                       "the full-speed table carries the description index of every kind the image has. Every column is the "
                       "median of the rounds' values."))
