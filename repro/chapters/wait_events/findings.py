@@ -1,7 +1,7 @@
 """The findings, each a list of checks: a statistic of the rounds and its threshold.
 
 Thresholds were set from repeated runs (see the page and the issue notes); each
-statistic's interval comes from resampling rounds.
+statistic's interval is Student's t over its value in each round (repro/verdict.py).
 """
 from __future__ import annotations
 
