@@ -79,8 +79,9 @@ def _world(ingest_rates: dict[str, float] | None = None, search_ms: dict[str, fl
     times |= search_ms or {}
     rounds: dict[str, list[dict]] = {}
     for c, v in rates.items():
-        extra = {"apply_rate": 0.6 * v, "lag_max_s": 0.01} if c == PUBLISHER_INGEST else {}
-        rounds[c] = [{"round": i, "tps": v * n, **extra} for i, n in enumerate(BASE)]
+        rounds[c] = [{"round": i, "tps": v * n} for i, n in enumerate(BASE)]
+    for r, n in zip(rounds[PUBLISHER_INGEST], BASE):  # applied at 0.6 of the inserts' rate
+        r |= {"apply_rate": 0.6 * r["tps"], "insert_s": 0.6 * n, "apply_s": 1.0 * n, "lag_max_s": 0.01}
     for c, v in times.items():
         per_word = {field(col, w): v * (100.0 if c.startswith("search/trgm/") and len(w) < 3 else 1.0)
                     for col in COLUMNS for w in WORDS}
@@ -134,3 +135,7 @@ def test_counts_and_replication_findings_fail_on_crafted_records() -> None:
     for r in lagging["rounds"][search("bigm", SUBSCRIBER, LOADED)]:
         r["lag_max_s"] = 3.0
     assert _judge("F13", lagging) == CONTRADICTED
+    keeping_up = _world()  # the last row applied 2 ms after it was inserted, every round
+    for r in keeping_up["rounds"][PUBLISHER_INGEST]:
+        r["apply_s"] = r["insert_s"] + 0.002
+    assert _judge("F13", keeping_up) == CONTRADICTED
