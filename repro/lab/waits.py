@@ -41,10 +41,12 @@ class ActivitySampler(Poller):
     """
 
     QUERY = ("SELECT pid, wait_event_type, wait_event FROM pg_stat_activity "
-             "WHERE application_name = %s AND backend_type = 'client backend' AND pid <> pg_backend_pid()")
+             "WHERE application_name = %s {clients}AND pid <> pg_backend_pid()")
+    CLIENTS = "AND backend_type = 'client backend' "  # 10+; 9.6's view holds client backends only
 
     def __init__(self, server: Server, application: str = "pgbench", interval_s: float = 0.01):
-        super().__init__(server, self.QUERY, (application,), interval_s)
+        clients = self.CLIENTS if server.major >= 10 else ""
+        super().__init__(server, self.QUERY.format(clients=clients), (application,), interval_s)
         self.profile: Profile = Counter()
         self.pids: set[int] = set()
 

@@ -205,6 +205,10 @@ def _idle_gap(r: Rounds) -> float | None:
 
 NEEDS_TIMING = Text("サーバーが WAL の fsync の時間を測るのは PostgreSQL 14 からです (track_wal_io_timing)。",
                     "The server times its WAL fsyncs from PostgreSQL 14 on (track_wal_io_timing).")
+NAMED_EVENTS = Text("pg_stat_activity が IO と Client の待機イベント (IO:WALSync、Client:ClientRead) を示すのは "
+                    "10 からです。9.6 では fsync やクライアントを待つバックエンドは待機なしと表示されます。",
+                    "pg_stat_activity shows IO and Client wait events (IO:WALSync, Client:ClientRead) from "
+                    "10 on; 9.6 shows a backend waiting for an fsync or for its client as not waiting.")
 NO_CPU_SAMPLES = Text("このイメージの pg_wait_sampling には sample_cpu の設定がなく、待っていないプロセスの"
                       "サンプルを数えないため、時間に対する割合を出せません。",
                       "This image's pg_wait_sampling has no sample_cpu setting and does not count "
@@ -239,7 +243,8 @@ FINDINGS = [
             [*f1_checks("activity", _busy), *f2_checks("activity", _busy),
              *f4_checks("activity", _busy)],
             original=Text("拡張がなくても pg_stat_activity の定期的な読み取りで傾向がわかる",
-                          "without the extension, polling pg_stat_activity shows the trend")),
+                          "without the extension, polling pg_stat_activity shows the trend"),
+            requires=[majors(10, why=NAMED_EVENTS)]),
     Finding("F6", Text("1 クライアントでは、pg_stat_activity を読むクエリがサンプリング対象と同じ CPU を"
                        "待つと、別の CPU で読むより短い待機 (IO:WALSync) を少なく数え、別の CPU で読めば"
                        "サーバーが測った時間と合う",
