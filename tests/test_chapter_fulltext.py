@@ -139,3 +139,13 @@ def test_counts_and_replication_findings_fail_on_crafted_records() -> None:
     for r in keeping_up["rounds"][PUBLISHER_INGEST]:
         r["apply_s"] = r["insert_s"] + 0.002
     assert _judge("F13", keeping_up) == CONTRADICTED
+
+
+def test_without_logical_replication_the_single_node_findings_are_still_judged() -> None:
+    """9.6 runs the single node only: F10-F13 do not apply, the rest are judged as on 10+."""
+    world = _world()
+    world["rounds"] = {c: runs for c, runs in world["rounds"].items()
+                       if c != PUBLISHER_INGEST and f"/{SUBSCRIBER}/" not in c}
+    status = {f.id: f.judge(Rounds(world), Environment(9.6, 2, FEATURES, world)).status for f in FINDINGS}
+    assert {fid for fid, s in status.items() if s == NOT_APPLICABLE} == {"F10", "F11", "F12", "F13"}
+    assert all(status[f"F{i}"] == _judge(f"F{i}", _world()) for i in range(1, 10)), status

@@ -7,7 +7,7 @@ import pytest
 from repro import results
 from repro.lab.measure import Plan, Progress, rotated, run_rounds
 from repro.lab.pgtools import parse_test_fsync, parse_test_timing
-from repro.lab.wal import lsn, lsn_text
+from repro.lab.wal import lsn, lsn_text, spelled
 from repro.lab.waits import CpuReading, container_share, cpu_split, parse_cpu_reading
 from repro.stats import Rounds, estimate, median, paired_change
 from repro.text import Number, Text
@@ -263,6 +263,16 @@ def test_lsn_round_trip() -> None:
     assert lsn("16/B374D848") == (0x16 << 32) + 0xB374D848
     assert lsn_text(lsn("16/B374D848")) == "16/B374D848"
     assert lsn("0/0") == 0 and lsn_text(0) == "0/0"
+
+
+def test_a_wal_query_is_spelled_as_9_6_names_it() -> None:
+    query = ("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), replay_lsn), pg_current_wal_flush_lsn(), "
+             "extract(epoch FROM replay_lag), flush_lsn FROM pg_stat_replication")
+    assert spelled(query, 10) == query
+    assert spelled(query, 9.6) == (
+        "SELECT pg_xlog_location_diff(pg_current_xlog_location(), replay_location), "
+        "pg_current_xlog_flush_location(), extract(epoch FROM NULL::interval), flush_location "
+        "FROM pg_stat_replication")
 
 
 def test_japanese_chart_labels_have_glyphs(tmp_path) -> None:

@@ -1,9 +1,28 @@
 """WAL positions: LSN arithmetic and the position of the last commit."""
 from __future__ import annotations
 
+import re
+
 from .servers import Server
 
 COMMIT_SEARCH_BYTES = (2 << 20, 32 << 20)  # look this far back for a commit record, then further
+
+
+# 10 renamed "xlog" to "wal" (commit 806091c96f9) and "location" to "lsn" (d10c626de4) in
+# the WAL functions and pg_stat_replication's columns: what 9.6 calls them; replay_lag
+# (new in 10) reads as NULL there
+NAMES_96 = {"pg_current_wal_lsn": "pg_current_xlog_location",
+            "pg_current_wal_flush_lsn": "pg_current_xlog_flush_location",
+            "pg_wal_lsn_diff": "pg_xlog_location_diff", "sent_lsn": "sent_location",
+            "write_lsn": "write_location", "flush_lsn": "flush_location",
+            "replay_lsn": "replay_location", "replay_lag": "NULL::interval"}
+_NAMES_96 = re.compile(r"\b(" + "|".join(NAMES_96) + r")\b")
+
+
+def spelled(sql: str, major: float) -> str:
+    """A query written with 10's names of the WAL functions and pg_stat_replication's
+    columns, as `major` spells them."""
+    return sql if major >= 10 else _NAMES_96.sub(lambda m: NAMES_96[m.group(1)], sql)
 
 
 def lsn(text: str) -> int:
@@ -26,7 +45,7 @@ def last_commit_end(server: Server, exact: bool) -> int:
     exact: read the WAL with pg_walinspect (15+, installed); otherwise the flush position,
     which is at or after the last commit (a stricter bound).
     """
-    flushed = lsn(server.sql("SELECT pg_current_wal_flush_lsn()::text")[0][0])
+    flushed = lsn(server.sql(spelled("SELECT pg_current_wal_flush_lsn()::text", server.major))[0][0])
     if not exact:
         return flushed
     for back in COMMIT_SEARCH_BYTES:

@@ -4,7 +4,6 @@ on one node and on a logical-replication subscriber that carries the index for a
 publisher that does not; pg_trgm beside the two."""
 from ...chapter import Chapter
 from ...text import Text
-from ...verdict import majors
 from .analysis import summarize
 from .findings import FINDINGS
 from .page import CHARTS, TABLES, numbers
@@ -17,5 +16,4 @@ CHAPTER = Chapter(
     tables=TABLES,
     charts=CHARTS,
     numbers=numbers,
-    requires=[majors(10, why=Text("ロジカルレプリケーションは 10 からです。", "Logical replication came in 10."))],
 )

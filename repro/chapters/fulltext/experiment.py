@@ -12,13 +12,15 @@ searches (every word on both fields, per-statement latency) on the single node a
 subscriber, without and with 004's background insert rate into the searched table (on
 the subscriber's side: into the publisher, replicated). Before the rounds: index sizes,
 build times, hit counts and plans; during them: GIN pending lists and replication lag.
+Before 10 (no logical replication) only the single node runs.
 """
 from __future__ import annotations
 
 import re
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable
+from contextlib import nullcontext
+from typing import Any, Callable, ContextManager
 
 import psycopg
 
@@ -41,6 +43,7 @@ CATCH_UP_TIMEOUT_S = 120
 LEAD_S = 0.25  # the background inserts run this long before a search starts and after it ends
 CLOCK_TICKS = 100  # USER_HZ of Linux's /proc/<pid>/stat
 TRGM_PROBE = "美味しいカレーの作り方"  # the seed notes' probe: no trigram in a C-locale database
+LOGICAL_REPLICATION = 10  # the first major with publications and subscriptions
 
 
 def sections(text: str, key: str) -> dict[str, str]:
@@ -99,6 +102,7 @@ class Topology:
     def __init__(self, ctx: RunContext, kinds: list[str]):
         p = ctx.params
         self.ctx, self.kinds, self.p = ctx, kinds, p
+        self.replicated = ctx.major >= LOGICAL_REPLICATION
         settings = ctx.settings("postgresql.conf") | {"shared_buffers": p["shared_buffers"]}
         network = ctx.lab.network()
         cpus = engine.info().get("NCPU") or 1
@@ -112,15 +116,18 @@ class Topology:
             server = ctx.lab.server(role, conf, network=network, alias=name)
             _prepare(server, cpu % cpus, kinds, pool)
             return server
-        with ThreadPoolExecutor(len(roles)) as workers:
-            self.single, self.publisher, self.subscriber = workers.map(start, roles)
+        names = list(roles) if self.replicated else [SINGLE]
+        with ThreadPoolExecutor(len(names)) as workers:
+            started = dict(zip(names, workers.map(start, names)))
+        self.single = started[SINGLE]
+        self.publisher, self.subscriber = started.get("publisher"), started.get(SUBSCRIBER)
 
     def load(self) -> dict[str, dict[str, dict[str, float]]]:
         """Every table on every server, the three at once; the build time and size of the
         single node's indexes."""
         rows, kinds, indexed = self.p["rows"], self.kinds, self.indexed
         both = {k: [(k, c) for c in COLUMNS] if k != NONE else [] for k in kinds}
-        single, publisher, subscriber = (Node(s, self.ctx) for s in (self.single, self.publisher, self.subscriber))
+        single = Node(self.single, self.ctx)
 
         def load_single() -> dict[str, dict[str, dict[str, float]]]:
             tables = {ingest_table(NONE): [], **{ingest_table(k, c): [(k, c)] for k in indexed for c in COLUMNS},
@@ -128,21 +135,27 @@ class Topology:
             return {table: single.create(table, indexes, rows, measure=True) for table, indexes in tables.items()}
 
         def load_publisher() -> None:
+            publisher = Node(self.publisher, self.ctx)
             for table in [PUBLISHED, *(search_table(k) for k in kinds)]:
                 publisher.create(table, [], rows)
 
         def load_subscriber() -> None:
+            subscriber = Node(self.subscriber, self.ctx)
             subscriber.create(PUBLISHED, [(k, "description") for k in indexed], rows, applied=True)
             for kind in kinds:
                 subscriber.create(search_table(kind), both[kind], rows)
         with ThreadPoolExecutor(3) as workers:
             built = workers.submit(load_single)
-            for done in [workers.submit(load_publisher), workers.submit(load_subscriber)]:
+            for done in [workers.submit(f) for f in (load_publisher, load_subscriber) if self.replicated]:
                 done.result()
             built = built.result()
-        for server in (self.single, self.publisher, self.subscriber):
+        for server in self.servers:
             server.sql("VACUUM ANALYZE")
         return built
+
+    @property
+    def servers(self) -> list[ContainerServer]:
+        return [s for s in (self.single, self.publisher, self.subscriber) if s is not None]
 
     @property
     def indexed(self) -> list[str]:
@@ -168,6 +181,15 @@ class Topology:
 
     def position(self) -> int:
         return lsn(self.publisher.sql("SELECT pg_current_wal_lsn()::text")[0][0])
+
+    def settle(self) -> None:
+        """Before a run: the subscriber has applied everything (nothing to wait for before 10)."""
+        if self.replicated:
+            self.caught_up(self.position())
+
+    def lag(self) -> ContextManager[LagPoller | None]:
+        """Polls the subscriber's lag around a run; None before 10."""
+        return LagPoller(self.publisher) if self.replicated else nullcontext()
 
     def caught_up(self, target: int) -> float:
         """Wait until the subscriber has applied the publisher's WAL up to `target`; seconds."""
@@ -229,7 +251,7 @@ class Experiment:
         table = ingest_table(kind, column)
 
         def one() -> dict[str, dict[str, float]]:
-            self.t.caught_up(self.t.position())
+            self.t.settle()
             r = self._inserts(self.t.single, table, ["-t", str(self.p["inserts"])])
             return {ingest(kind, column): {"tps": r.tps}}
         return one
@@ -270,9 +292,9 @@ class Experiment:
             # list (fastupdate), which otherwise keeps the rows of earlier runs
             for server in {loaded, searched} - {self.t.publisher}:
                 server.sql(f"VACUUM {search_table(kind)}")
-            self.t.caught_up(self.t.position())
+            self.t.settle()
             record: dict[str, float] = {}
-            with ThreadPoolExecutor(1) as background, LagPoller(self.t.publisher) as lag:
+            with ThreadPoolExecutor(1) as background, self.t.lag() as lag:
                 inserts = None
                 if load == LOADED:
                     count = round(self.p["rate"] * (seconds + 2 * LEAD_S))
@@ -287,16 +309,20 @@ class Experiment:
             if len(r.statements) != len(statements):
                 raise ReproError(f"pgbench -r reported {len(r.statements)} statements, not {len(statements)}")
             record |= {field(c, w): s.latency_ms for (c, w, _), s in zip(statements, r.statements)}
-            record |= {"transactions": r.transactions, "lag_max_bytes": lag.most_bytes, "lag_max_s": lag.most_s}
+            record["transactions"] = r.transactions
+            if lag is not None:
+                record |= {"lag_max_bytes": lag.most_bytes, "lag_max_s": lag.most_s}
             return {search(kind, where, load): record}
         return one
 
     def runs(self) -> dict[str, Callable[[], dict]]:
         runs = {ingest(NONE): self.ingest(NONE, None)}
         runs |= {ingest(k, c): self.ingest(k, c) for k in self.t.indexed for c in COLUMNS}
-        runs[PUBLISHER_INGEST] = self.publisher_ingest
+        if self.t.replicated:
+            runs[PUBLISHER_INGEST] = self.publisher_ingest
+        places = (SINGLE, SUBSCRIBER) if self.t.replicated else (SINGLE,)
         runs |= {search(k, w, load): self.search(k, w, load)
-                 for k in self.t.kinds for w in (SINGLE, SUBSCRIBER) for load in (IDLE, LOADED)}
+                 for k in self.t.kinds for w in places for load in (IDLE, LOADED)}
         return runs
 
 
@@ -322,12 +348,15 @@ def run(ctx: RunContext) -> None:
     features = engine.resolve_image(ctx.major).features
     kinds = [k for k in KINDS if k not in FEATURE or FEATURE[k] in features]
     ctx.record("kinds", kinds)
-    ctx.step(f"three servers, each on one CPU; {p['rows'] + p['pool']} generated records")
+    servers = ("three servers, each" if ctx.major >= LOGICAL_REPLICATION
+               else "the single node only (no logical replication before 10),")
+    ctx.step(f"{servers} on one CPU; {p['rows'] + p['pool']} generated records")
     topology = Topology(ctx, kinds)
     ctx.step(f"tables of {p['rows']} records and their indexes ({', '.join(kinds)})")
     ctx.record("indexes", topology.load())
-    ctx.step("logical replication: publisher to subscriber")
-    topology.subscribe()
+    if topology.replicated:
+        ctx.step("logical replication: publisher to subscriber")
+        topology.subscribe()
     experiment = Experiment(ctx, topology)
     _mechanism(ctx, topology, experiment)
     ctx.rounds(experiment.runs())

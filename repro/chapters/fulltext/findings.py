@@ -24,7 +24,7 @@ from typing import Callable
 
 from ...stats import Rounds
 from ...text import Text
-from ...verdict import REPORT, Above, Below, Check, Finding, Measure, feature
+from ...verdict import REPORT, Above, Below, Check, Finding, Measure, feature, majors
 from .analysis import (LONG, SHORT, apply_share, hit_mismatches, ingest_ratio, latency_ratio, least_speedup,
                        longest_lag, pending, plan_uses_index, rise, speedup, worst_ingest, worst_length_cost,
                        worst_subscriber)
@@ -55,6 +55,7 @@ PUBLISHER_PACKAGE = Text("公開元のバイナリパッケージを入れたイ
                          "and PGroonga\" on the page).")
 NEEDS_PGROONGA = feature("pgroonga", PUBLISHER_PACKAGE)
 NEEDS_BIGM = feature("pg_bigm", PUBLISHER_PACKAGE)
+LOGICAL = majors(10, why=Text("ロジカルレプリケーションは 10 からです。", "Logical replication came in 10."))
 
 
 def _m(ja: str, en: str, statistic: Callable[[Rounds], float | None], unit: str = "×", digits: int = 2,
@@ -170,7 +171,7 @@ FINDINGS = [
             original=Text("パブリッシャー 1292 件/s、単一ノードのインデックスなし 1305 件/s (-1 %)",
                           "publisher 1292 inserts/s, single node without index 1305 inserts/s (-1 %)"),
             # the publisher's one CPU also runs the walsender that decodes every insert
-            expected=False),
+            requires=[LOGICAL], expected=False),
     Finding("F11", Text("サブスクライバーでのインデックス検索は単一ノードと同程度 (負荷の有無とも、どの種類でも)",
                         "Indexed search on the subscriber is about as fast as on a single node (with and without load, every kind)"),
             [Check(_m("検索時間の比 サブスクライバー ÷ 単一ノード、負荷なし (種類のうち最も高い値)",
@@ -182,7 +183,8 @@ FINDINGS = [
             original=Text("PGroonga: title 0.88/0.92 ms (単一 0.88/0.95)、description 1.11/1.16 ms (1.12/1.30)。"
                           "pg_bigm はサブスクライバーがどれも遅い (title 負荷なし 1.93 対 0.46 ms)",
                           "PGroonga: title 0.88/0.92 ms (single 0.88/0.95), description 1.11/1.16 ms (1.12/1.30); "
-                          "pg_bigm slower on the subscriber in every cell (title idle 1.93 against 0.46 ms)")),
+                          "pg_bigm slower on the subscriber in every cell (title idle 1.93 against 0.46 ms)"),
+            requires=[LOGICAL]),
     Finding("F12", Text("インデックスなしの検索は、挿入負荷がパブリッシャーにあるサブスクライバーでは単一ノードより速い",
                         "Without an index, a search under insert load is faster on the subscriber (inserts on the publisher) than on a single node"),
             [Check(_m("インデックスなし・挿入負荷ありの検索時間の比 サブスクライバー ÷ 単一ノード",
@@ -193,7 +195,7 @@ FINDINGS = [
                           "description 262.53 against 330.07 ms (-20 %), title 118.94 against 121.44 ms (-2 %)"),
             # the subscriber's apply worker does the inserts' heap work on the search's CPU
             # too; only the client and the commits' WAL flushes move away: a small difference
-            expected=False),
+            requires=[LOGICAL], expected=False),
     Finding("F13", Text("元の挿入レートではサブスクライバーは遅れずに適用するが、パブリッシャーの全速の挿入には追いつけない",
                         "At the original's insert rate the subscriber keeps up; at the publisher's full insert rate it falls behind"),
             [Check(_m("元のレートでの最大の replay_lag (種類のうち最も長い値)",
@@ -204,7 +206,7 @@ FINDINGS = [
                       apply_share), Below(FALLS_BEHIND))],
             original=Text("原典は遅延を測っていない (非同期のロジカルレプリケーション)",
                           "The original did not measure lag (asynchronous logical replication)"),
-            declared_kind=REPORT),
+            requires=[LOGICAL], declared_kind=REPORT),
 ]
 
 

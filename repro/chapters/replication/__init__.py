@@ -7,7 +7,6 @@ the mean of 3 runs; (A) 1-3 standbys, all synchronous or all asynchronous; (B) 3
 """
 from ...chapter import Chapter
 from ...text import Text
-from ...verdict import majors
 from .analysis import summarize
 from .findings import FINDINGS
 from .page import CHARTS, TABLES, numbers
@@ -20,7 +19,4 @@ CHAPTER = Chapter(
     tables=TABLES,
     charts=CHARTS,
     numbers=numbers,
-    requires=[majors(10, why=Text("pg_stat_replication の replay_lag と LSN の列 (replay_lsn など) は 10 からです。",
-                                  "pg_stat_replication's replay_lag and its LSN columns (replay_lsn, ...) "
-                                  "came in 10."))],
 )

@@ -6,9 +6,10 @@ The standbys are made once with pg_basebackup -R; a configuration "connects" the
 standbys it needs (setting their primary_conninfo) and "disconnects" the others (an
 empty primary_conninfo stops their WAL receiver), and names the synchronous ones in
 synchronous_standby_names by reloading. From 13 on, primary_conninfo changes by
-reloading too; before, a standby restarts with it changed (12: ALTER SYSTEM; 10 and 11:
+reloading too; before, a standby restarts with it changed (12: ALTER SYSTEM; 9.6 to 11:
 in recovery.conf, where pg_basebackup -R wrote it). So all configurations run
-interleaved on the same servers. After every run: each synchronous standby's flush
+interleaved on the same servers. The queries use 10's names; 9.6 reads them as it
+spells them (lab.wal.spelled). After every run: each synchronous standby's flush
 position against the end of the last commit record; at the end, a checksum of the
 table on every server.
 """
@@ -24,7 +25,7 @@ from ...errors import ReproError
 from ...lab.context import RunContext
 from ...lab.poller import Poller
 from ...lab.servers import ContainerServer
-from ...lab.wal import has_walinspect, last_commit_end, lsn
+from ...lab.wal import has_walinspect, last_commit_end, lsn, spelled
 from ...text import Text
 
 STANDBYS = ("s1", "s2", "s3")
@@ -68,9 +69,9 @@ class Topology:
 
     def replication(self) -> dict[str, dict[str, Any]]:
         """pg_stat_replication on the primary, by application_name."""
-        rows = self.primary.sql(
+        rows = self.primary.sql(spelled(
             "SELECT application_name, state, sync_state, write_lsn::text, flush_lsn::text, "
-            "replay_lsn::text, extract(epoch FROM replay_lag) FROM pg_stat_replication")
+            "replay_lsn::text, extract(epoch FROM replay_lag) FROM pg_stat_replication", self.primary.major))
         return {r[0]: {"state": r[1], "sync_state": r[2], "write": lsn(r[3]) if r[3] else 0,
                        "flush": lsn(r[4]) if r[4] else 0, "replay": lsn(r[5]) if r[5] else 0,
                        "replay_lag_s": float(r[6]) if r[6] is not None else None} for r in rows}
@@ -80,7 +81,7 @@ class Topology:
         has replayed the primary's current WAL: each run starts without a backlog."""
         deadline = time.monotonic() + CATCH_UP_TIMEOUT_S
         while True:
-            target = lsn(self.primary.sql("SELECT pg_current_wal_lsn()::text")[0][0])
+            target = lsn(self.primary.sql(spelled("SELECT pg_current_wal_lsn()::text", self.primary.major))[0][0])
             seen = self.replication()
             if (set(seen) == set(connected)
                     and all(seen[n]["state"] == "streaming" and seen[n]["replay"] >= target
@@ -99,7 +100,7 @@ class Topology:
         return {name: int(s.sql(query)[0][0]) for name, s in servers.items()}
 
 
-RECOVERY_CONF = "recovery.conf"  # 10 and 11: where pg_basebackup -R writes primary_conninfo
+RECOVERY_CONF = "recovery.conf"  # 9.6 to 11: where pg_basebackup -R writes primary_conninfo
 
 
 def _conninfo(standby: ContainerServer) -> str:
@@ -148,7 +149,7 @@ class LagPoller(Poller):
              "FROM pg_stat_replication WHERE sync_state = 'async'")
 
     def __init__(self, server: ContainerServer) -> None:
-        super().__init__(server, self.QUERY, interval_s=0.1)
+        super().__init__(server, spelled(self.QUERY, server.major), interval_s=0.1)
         self.last: dict[str, tuple[int, float | None]] = {}
         self.most: dict[str, int] = {}
 
