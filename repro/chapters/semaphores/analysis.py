@@ -8,7 +8,8 @@ from typing import Any
 from ...stats import Rounds, median
 from .conditions import CONTROL, READ, UPDATE, cond
 
-WAL_WRITE_EVENTS = ("LWLock:WALWrite", "LWLock:WALWriteLock")  # 13 renamed WALWriteLock
+# 13 renamed WALWriteLock; 9.6 typed the named LWLocks LWLockNamed (10 made it LWLock)
+WAL_WRITE_EVENTS = ("LWLock:WALWrite", "LWLock:WALWriteLock", "LWLockNamed:WALWriteLock")
 
 
 def measured_clients(r: Rounds, workload: str, server: str) -> list[int]:

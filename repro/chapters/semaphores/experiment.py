@@ -5,8 +5,8 @@ with unnamed POSIX semaphores (the control the original proposed but did not run
 
 Before the rounds, on each server: its System V semaphore sets (ipcs -s), then strace on
 the postmaster while the update script runs (every semaphore call, its errors and its
-call stack); on the major under test (10 and later, where pg_stat_activity names the
-backends), the update script's wait events sampled at the fewest and the most clients.
+call stack); on the major under test, the update script's wait events sampled at the
+fewest and the most clients.
 """
 from __future__ import annotations
 
@@ -23,7 +23,6 @@ from ...text import Text
 from .conditions import CONTROL, CONTROL_MAJOR, POSIX, READ, REFERENCE, REFERENCE_MAJOR, SYSV, THIS, UPDATE, cond
 
 WARMUP_S = 1
-SAMPLED_MAJOR = 10  # pg_stat_activity.backend_type, which the sampler selects on, came in 10
 ROLES = {THIS: Text("このメジャー", "the major under test"),
          REFERENCE: Text("9.6 (原典の旧メジャー)", "9.6 (the original's older major)"),
          SYSV: Text("15 のソースパッケージからのビルド、System V セマフォ",
@@ -78,14 +77,13 @@ def run(ctx: RunContext) -> None:
             for workload in workloads[k]:
                 bench(server, workload, max(clients[k]), WARMUP_S)
 
-        if ctx.major >= SAMPLED_MAJOR:
-            ctx.step(f"wait events of the update script at {p['sample_clients']} clients (pg_stat_activity, 10 ms)")
-            samples = {}
-            for c in p["sample_clients"]:
-                with ActivitySampler(servers[THIS]) as sampler:
-                    bench(servers[THIS], UPDATE, c)
-                samples[str(c)] = dict(sampler.profile)  # as JSON keeps it
-            ctx.record("wait_samples", samples)
+        ctx.step(f"wait events of the update script at {p['sample_clients']} clients (pg_stat_activity, 10 ms)")
+        samples = {}
+        for c in p["sample_clients"]:
+            with ActivitySampler(servers[THIS]) as sampler:
+                bench(servers[THIS], UPDATE, c)
+            samples[str(c)] = dict(sampler.profile)  # as JSON keeps it
+        ctx.record("wait_samples", samples)
 
         ctx.step(f"strace -f -k on each postmaster: the update script at {p['trace_clients']} clients for {p['trace_s']} s")
         ctx.record("semaphore_calls", {

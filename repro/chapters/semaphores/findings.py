@@ -38,13 +38,10 @@ MOST = 50.0  # % of the traced semaphore calls whose lock XLogFlush asked for
 NEARLY_ALL = 95.0  # % of futex failures that are EAGAIN
 RARER = 0.25  # semop's failure rate (an interrupted sleep, EINTR) over futex's, below this
 GROWS = 1.5  # WALWrite share of sampled backends, most clients over fewest
-SAMPLED_MAJOR = 10  # the experiment samples wait events from 10 on (pg_stat_activity.backend_type)
 
 SMALL_MACHINE = max_cpus(2)  # the claims on 2 CPUs: on 32 cores F3 says otherwise
 AGAINST_9_6 = majors(10, why=Text("9.6 の実行には比べる相手 (9.6) がいません。",
                                   "A run on 9.6 has no 9.6 beside it to compare with."))
-SAMPLED = majors(SAMPLED_MAJOR, why=Text("待機イベントは pg_stat_activity.backend_type (10 から) で選んだバックエンドから採ります。",
-                                         "Wait events are sampled from the backends pg_stat_activity.backend_type (10 on) selects."))
 
 Point = Callable[[Rounds, str, str], int]  # a client count of the run: (rounds, workload, server)
 
@@ -217,8 +214,7 @@ FINDINGS = [
                        "In the update workload, the share of backends waiting on the WALWrite lock grows with clients"),
             [Check(WAL_WRITE_GROWTH, Above(GROWS))],
             original=Text("原典は待機イベントを測っていない (同じ仕組みを strace で見た)",
-                          "The original did not measure wait events (it saw the same mechanism with strace)"),
-            requires=[SAMPLED]),
+                          "The original did not measure wait events (it saw the same mechanism with strace)")),
     Finding("F9", Text("同じ 15 のソースパッケージを System V と POSIX のセマフォでビルドしても、更新系の TPS は大きくは変わらない",
                        "15 built from one Debian source package with System V and with POSIX semaphores: its update "
                        "TPS barely changes"),

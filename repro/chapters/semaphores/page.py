@@ -132,9 +132,9 @@ def waits_table(run: Run) -> Table:
                   Text("多い順 (サンプルの割合)", "most frequent (share of samples)")],
                  rows,
                  Text("pg_stat_activity を 10 ms ごとに読み、pgbench のバックエンドの wait_event を数えました (待っていないものは CPU)。"
-                      "9.6 では pg_stat_activity に backend_type がないため、このメジャーが 10 以降のときだけ測ります。",
+                      "9.6 は WAL 書き出しのロックを LWLockNamed:WALWriteLock と示します。",
                       "pg_stat_activity read every 10 ms, counting the wait_event of pgbench's backends (CPU when not waiting). "
-                      "9.6's pg_stat_activity has no backend_type, so this runs only when the major under test is 10 or later."))
+                      "9.6 shows the WAL write lock as LWLockNamed:WALWriteLock."))
 
 
 def _source(run: Run) -> str:
