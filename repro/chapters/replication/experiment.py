@@ -4,7 +4,7 @@ asynchronous, interleaved round by round.
 
 The standbys are made once with pg_basebackup -R; a configuration "connects" the
 standbys it needs (setting their primary_conninfo) and "disconnects" the others (an
-empty primary_conninfo stops their WAL receiver), and names the synchronous ones in
+empty primary_conninfo stops their WAL receiver; before 12 it is retried: see _start), and names the synchronous ones in
 synchronous_standby_names by reloading. From 13 on, primary_conninfo changes by
 reloading too; before, a standby restarts with it changed (12: ALTER SYSTEM; 9.6 to 11:
 in recovery.conf, where pg_basebackup -R wrote it). So all configurations run
@@ -171,10 +171,19 @@ def _start(ctx: RunContext) -> Topology:
     primary = ctx.lab.server(Text("プライマリ", "primary"), settings, network=network, alias="primary")
     primary.pgbench_init(p["pgbench_scale"])
     ctx.step("three standbys with pg_basebackup -R")
+    standby = common | ctx.settings("standby.conf")
+    if ctx.major < 12:
+        # an empty primary_conninfo (a disconnected standby) still starts a WAL receiver,
+        # which fails and is retried at this interval: slowly, not 10 times a second. A
+        # standby is connected again by a restart, whose first attempt does not wait.
+        standby["wal_retrieve_retry_interval"] = "1min"
+    if ctx.major < 10:
+        # a 9.6 standby with nothing left to receive told the primary how far it replayed
+        # only every wal_receiver_status_interval (10 s): each run waited for that twice
+        standby["wal_receiver_status_interval"] = "1s"
     with ThreadPoolExecutor(len(STANDBYS)) as pool:
         standbys = dict(zip(STANDBYS, pool.map(
-            lambda name: ctx.lab.standby(primary, network, name,
-                                         common | ctx.settings("standby.conf")), STANDBYS)))
+            lambda name: ctx.lab.standby(primary, network, name, standby), STANDBYS)))
     return Topology(primary, standbys)
 
 
