@@ -24,11 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from . import results
+from .scales import SCALES
 from .stats import Rounds
 from .text import Number, Text
 from .verdict import Environment, Finding, Measure, Requirement, Verdict
 
-SCALES = ("tiny", "default", "full")
 HASHED = ("experiment.py", "files")  # what keys a chapter's cache, with the scale's parameters
 
 
@@ -118,12 +118,14 @@ def _toml(path: Path) -> dict[str, Any]:
 
 class Run:
     """A stored result of a chapter as the judge and the page see it: rounds, summary,
-    verdicts, and estimates with their intervals (each computed once)."""
+    its own verdicts, and estimates with their intervals (each computed once). A run shown
+    as part of a pool (repro/pooling.py, which sets `pool`) gives the pooled estimates."""
 
     def __init__(self, chapter: Chapter, doc: dict[str, Any]):
         self.chapter = chapter
         self.doc = doc
-        self._estimates: dict[int, Number] = {}
+        self.pool: Any = None  # a pooling.Pool that holds this run
+        self._estimates: dict[Measure, Number] = {}
 
     @property
     def raw(self) -> dict[str, Any]:
@@ -139,7 +141,7 @@ class Run:
 
     @cached_property
     def rounds(self) -> Rounds:
-        return Rounds(self.raw)
+        return Rounds(self.raw, minimum=self.params.get("rounds"))
 
     @cached_property
     def summary(self) -> dict[str, Any]:
@@ -153,14 +155,18 @@ class Run:
 
     @cached_property
     def verdicts(self) -> list[Verdict]:
+        """The run's own verdicts: this run alone, as a pool of one."""
         return [f.judge(self.rounds, self.environment) for f in self.chapter.findings]
 
     def estimate(self, measure: Measure) -> Number:
-        """A measure's value with its interval over this run's rounds."""
-        if id(measure) not in self._estimates:
-            e = measure.estimate(self.rounds)
-            self._estimates[id(measure)] = measure.number(e.value, e.low, e.high)
-        return self._estimates[id(measure)]
+        """A measure's value with its interval: over the pool's runs when the run is shown as
+        part of one, else over this run's rounds."""
+        if measure not in self._estimates:
+            runs = [r.rounds for r in self.pool.runs] if self.pool is not None else [self.rounds]
+            e = measure.pooled(runs)
+            exact = measure.exact and e.low == e.high  # counted: no interval to show
+            self._estimates[measure] = measure.number(e.value, *((None, None) if exact else (e.low, e.high)))
+        return self._estimates[measure]
 
 
 def _parameter(value: Any) -> Number | str:

@@ -1,5 +1,6 @@
 """The register of claims: each finding's declaration (kind, claim, thresholds,
-requirements, expected flag, the major that changed it) as it was fixed, and every
+requirements, expected flag, the major that changed it, and the fingerprint of the code
+that computes its measures: repro/fingerprint.py) as it was fixed, and every
 revision of it, with its date, the old and the new declaration, and why.
 
 A claim must be fixed before the runs that judge it. So a finding's declaration in
@@ -25,13 +26,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from . import results
+from . import fingerprint, results
 from .chapter import Chapter
 from .errors import ReproError
 from .verdict import Finding
 
 FILE = "registered.json"
-FIELDS = ("kind", "claim", "claim_ja", "holds_if", "requires", "expected", "changed_in")
+FIELDS = ("kind", "claim", "claim_ja", "holds_if", "requires", "expected", "changed_in", "measure")
 JA = {"claim": "claim_ja", "claim_ja": "claim_ja", "holds_if": "holds_if_ja", "requires": "requires_ja"}
 
 
@@ -40,7 +41,8 @@ def declaration(f: Finding) -> dict[str, Any]:
     return {"kind": f.kind, "claim": f.claim.en, "claim_ja": f.claim.ja,
             "holds_if": [c.text().en for c in f.checks],
             "requires": [r.label.en for r in f.requires], "expected": f.expected,
-            "changed_in": (f"{f.changed_in.major} ({f.changed_in.cite})" if f.changed_in else None)}
+            "changed_in": (f"{f.changed_in.major} ({f.changed_in.cite})" if f.changed_in else None),
+            "measure": fingerprint.of(f)}
 
 
 def declaration_ja(f: Finding) -> dict[str, Any]:

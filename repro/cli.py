@@ -1,4 +1,4 @@
-"""python -m repro list | run NAME | check NAME | build | archive | register NAME | new NAME | readme | clean"""
+"""python -m repro list | run NAME | check NAME | matrix | noise | build | archive | register NAME | new NAME | readme | clean"""
 from __future__ import annotations
 
 import argparse
@@ -7,52 +7,50 @@ import signal
 import sys
 from typing import Any
 
-from . import registry, results
-from .chapter import SCALES, Run
+from . import majors, pooling, registry, results, scales
+from .chapter import Run
 from .errors import ChapterStopped, ReproError
 from .verdict import CHANGED, NOT_APPLICABLE, STATUSES
 
-DEFAULT_MAJOR = 17
-
-
-def _majors(text: str) -> list[float]:
-    from .lab.engine import parse_major
-    return [parse_major(part) for part in text.split(",") if part.strip()]
-
-
-def _major(m: float) -> str:
-    return "9.6" if m == 9.6 else str(int(m))
-
-
 def print_verdicts(doc: dict[str, Any]) -> int:
-    """One line per finding with its values and intervals; return how many expected findings
-    were contradicted."""
+    """The run's chapter on its major: one line per finding with its pooled verdict (this run
+    and the stored runs that count for it), its values and intervals, this run's own verdict
+    where it differs, and what would decide an undecided check; return how many expected
+    findings the pooled verdicts contradict."""
     chapter = registry.get(doc["chapter"])
     prov = doc["provenance"]
     version = prov["servers"][0]["version"].split(" on ")[0] if prov["servers"] else \
-        f"PostgreSQL {_major(doc['major'])}"
+        f"PostgreSQL {majors.name(doc['major'])}"
     print(f"{doc['chapter']}: scale {doc['scale']}, {version}, "
           f"run {prov['started']} in {prov['duration_s']:.0f} s")
     if "unavailable" in doc:
         print(f"  not applicable: {doc['unavailable']['en']}")
         return 0
     run = Run(chapter, doc)
+    pool = pooling.gather(chapter, doc["major"], doc["scale"], doc["key"]["target"])
+    pooled = pool.verdicts if any(r.doc["provenance"]["started"] == prov["started"] for r in pool.runs) \
+        else run.verdicts  # a run of an older experiment: judged alone
+    own = {v.finding.id: v.status for v in run.verdicts}
     width = max(len(s) for s in STATUSES)
-    for v in run.verdicts:
+    for v in pooled:
         flag = "" if v.finding.expected else " (not expected to hold here)"
         status = v.status.upper() if v.status not in (CHANGED, NOT_APPLICABLE) else v.badge().en.upper()
-        print(f"  {v.finding.id} {status:{width}} [{v.finding.kind}] {v.finding.claim.en}{flag}")
+        where = f", {v.runs} runs ({v.rounds} rounds)" if v.runs > 1 else ""
+        alone = f"; this run alone: {own[v.finding.id]}" if v.runs > 1 and own[v.finding.id] != v.status else ""
+        print(f"  {v.finding.id} {status:{width}} [{v.finding.kind}{where}{alone}] {v.finding.claim.en}{flag}")
         for c in v.checks:
             holds_if = c.check.threshold.text(c.check.measure).en
             print(f"     {c.check.measure.label.en}: {c.number().format('en')}  "
                   f"(holds if {holds_if}: {c.status})")
+            if c.to_decide():
+                print(f"       to decide: {c.to_decide().en}")
         if v.reason:
             print(f"     why: {v.reason.en}")
     rounds = run.rounds
     counts = sorted({rounds.count(c) for c in rounds.conditions()})
     logs = [log["stopped"] for log in doc["raw"].get("rounds_log", [])]
-    print(f"  rounds per condition: {', '.join(map(str, counts))} ({'; '.join(logs)})")
-    return sum(v.failed for v in run.verdicts)
+    print(f"  rounds per condition in this run: {', '.join(map(str, counts))} ({'; '.join(logs)})")
+    return sum(v.failed for v in pooled)
 
 
 def _load(name: str, major: float, scale: str) -> dict[str, Any]:
@@ -62,8 +60,8 @@ def _load(name: str, major: float, scale: str) -> dict[str, Any]:
         raise ReproError(f"the result file is corrupt ({exc}); run `python -m repro run "
                          f"{name}` to replace it") from exc
     if doc is None:
-        raise ReproError(f"no result for {name} on PostgreSQL {_major(major)} at {scale} scale "
-                         f"yet; run `python -m repro run {name} --pg {_major(major)} --scale {scale}`")
+        raise ReproError(f"no result for {name} on PostgreSQL {majors.name(major)} at {scale} scale "
+                         f"yet; run `python -m repro run {name} --pg {majors.name(major)} --scale {scale}`")
     return doc
 
 
@@ -74,7 +72,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         newest: dict[tuple, dict[str, Any]] = {}
         for doc in sorted(results.everything(name), key=lambda d: d["provenance"]["started"]):
             newest[(doc["major"], doc["scale"])] = doc
-        found = [f"pg{_major(m)}-{s} {d['provenance']['duration_s']:.0f} s"
+        found = [f"pg{majors.name(m)}-{s} {d['provenance']['duration_s']:.0f} s"
                  + ("" if d["key"]["experiment"] == store.experiment_hash(name, s) else " (stale)")
                  for (m, s), d in sorted(newest.items())]
         print(f"{name:16} {chapter.title.en}  [{', '.join(found) or 'no result'}]")
@@ -84,7 +82,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     from .lab import runner
     chapter = registry.get(args.name)
-    for major in _majors(args.pg):
+    for major in majors.parse_list(args.pg):
         doc, reused = runner.run(chapter, args.scale, major, args.dsn, args.force, wait=args.wait)
         if reused:
             print(f"{chapter.name}: reusing the cached result (same experiment, scale and image); "
@@ -94,29 +92,66 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0  # `check` judges; a run that finished is a success
 
 
-def _scale(scale: str) -> str:
-    if scale not in SCALES:
-        raise ReproError(f"unknown scale {scale!r}; scales: {', '.join(SCALES)}")
-    return scale
-
-
 def cmd_check(args: argparse.Namespace) -> int:
     chapter = registry.get(args.name)
-    _scale(args.scale)
+    scales.check(args.scale)
     failed = 0
     if args.json:
-        runs = [Run(chapter, _load(args.name, major, args.scale)) for major in _majors(args.pg)]
-        print(json.dumps([{"chapter": chapter.name, "major": run.major, "scale": run.doc["scale"],
-                           "started": run.doc["provenance"]["started"],
-                           "verdicts": [v.as_dict() for v in run.verdicts]} for run in runs],
-                         ensure_ascii=False, indent=1))
-        failed = sum(v.failed for run in runs for v in run.verdicts)
+        out = []
+        for major in majors.parse_list(args.pg):
+            run = Run(chapter, _load(args.name, major, args.scale))
+            pool = pooling.gather(chapter, major, args.scale, run.doc["key"]["target"])
+            out.append({"chapter": chapter.name, "major": run.major, "scale": run.doc["scale"],
+                        "started": run.doc["provenance"]["started"], "runs": len(pool.runs),
+                        "verdicts": [v.as_dict() for v in pool.verdicts],
+                        "this_run": [v.as_dict() for v in run.verdicts]})
+            failed += sum(v.failed for v in pool.verdicts)
+        print(json.dumps(out, ensure_ascii=False, indent=1))
         return 1 if failed else 0
-    for major in _majors(args.pg):
+    for major in majors.parse_list(args.pg):
         failed += print_verdicts(_load(args.name, major, args.scale))
     if failed:
         print(f"{failed} expected finding(s) contradicted", file=sys.stderr)
     return 1 if failed else 0
+
+
+def cmd_matrix(args: argparse.Namespace) -> int:
+    """Every finding's pooled verdict on every major with a result, from stored results (no
+    Docker): its kind, the runs and rounds it pools, its deciding estimate and interval."""
+    chosen = [registry.get(args.name)] if args.name else list(registry.chapters().values())
+    wanted = majors.parse_list(args.pg) if args.pg else None
+    scale = scales.check(args.scale)
+    rows = []
+    for chapter in chosen:
+        for major, pool in pooling.every_major(chapter, scale).items():
+            if wanted is None or major in wanted:
+                rows += [pooling.row(pool, v) for v in pool.verdicts]
+    if args.json:
+        print(json.dumps(rows, ensure_ascii=False, indent=1))
+        return 0
+    for r in rows:
+        value = "" if r["value"] is None else f"{r['value']:.4g}"
+        interval = "" if r["low"] is None or r["low"] == r["high"] else f" [{r['low']:.4g}, {r['high']:.4g}]"
+        print(f"{r['chapter']:14} {r['finding']:4} {majors.name(r['major']):>4}  {r['badge']:28} "
+              f"{r['kind']:10} {r['runs']} runs, {r['rounds']:3} rounds  {value}{interval} {r['unit'] or ''}")
+    return 0
+
+
+def cmd_noise(args: argparse.Namespace) -> int:
+    """How noisy each chapter's rounds are, from its stored runs (repro/noise.py)."""
+    from . import noise
+    chosen = [args.name] if args.name else list(registry.chapters())
+    print(f"{'chapter':14} {'series':>6} {'rounds':>6} {'spread':>7} {'lag-1':>6} {'rho':>5} {'pairs':>5}")
+    for name in chosen:
+        registry.get(name)
+        found = noise.series(name, scales.check(args.scale))
+        rho, n = noise.between_runs(found)
+        spread, lag = noise.spread(found), noise.lag1(found)
+        rounds = sorted(len(s.values) for s in found)
+        print(f"{name:14} {len(found):6} {rounds[len(rounds) // 2] if rounds else 0:6} "
+              f"{'—' if spread is None else f'{spread:.3f}':>7} {'—' if lag is None else f'{lag:+.2f}':>6} "
+              f"{'—' if rho is None else f'{rho:.1f}':>5} {n:5}")
+    return 0
 
 
 def cmd_build(args: argparse.Namespace) -> int:
@@ -124,14 +159,14 @@ def cmd_build(args: argparse.Namespace) -> int:
     from .lab import runner
     chosen = [registry.get(n) for n in args.only.split(",")] if args.only else \
         list(registry.chapters().values())
-    todo = [(c, m) for m in _majors(args.pg) for c in chosen if not runner.is_cached(c, args.scale, m)]
+    todo = [(c, m) for m in majors.parse_list(args.pg) for c in chosen if not runner.is_cached(c, args.scale, m)]
     if todo:
         total = sum(runner.expected_s(c, args.scale) for c, _ in todo)
         print(f"{len(todo)} chapter run(s) to make at {args.scale} scale, about {total / 60:.0f} min "
               f"(from earlier runs' durations; a chapter stops once its findings are decided): "
-              + ", ".join(f"{c.name} on {_major(m)}" for c, m in todo), flush=True)
+              + ", ".join(f"{c.name} on {majors.name(m)}" for c, m in todo), flush=True)
     stopped: list[ChapterStopped] = []
-    for major in _majors(args.pg):
+    for major in majors.parse_list(args.pg):
         for chapter in chosen:
             try:
                 doc, reused = runner.run(chapter, args.scale, major, wait=args.wait)
@@ -139,7 +174,7 @@ def cmd_build(args: argparse.Namespace) -> int:
                 print(f"{exc.detail()}error: {exc}", file=sys.stderr, flush=True)
                 stopped.append(exc)
                 continue
-            print(f"{chapter.name} on PostgreSQL {_major(major)}: "
+            print(f"{chapter.name} on PostgreSQL {majors.name(major)}: "
                   f"{'cached' if reused else 'ran'} ({doc['provenance']['duration_s']:.0f} s)")
     if stopped:
         print(f"error: {len(stopped)} run(s) stopped: " + "; ".join(map(str, stopped)), file=sys.stderr)
@@ -233,12 +268,22 @@ def parser() -> argparse.ArgumentParser:
         if name == "run":
             s.add_argument("--dsn", help="run against an existing server (chapters that allow it)")
             s.add_argument("--force", action="store_true", help="run even if a fresh result exists")
-        s.add_argument("--scale", default="default", help=f"one of {', '.join(SCALES)}")
-        s.add_argument("--pg", default=str(DEFAULT_MAJOR), metavar="MAJORS",
-                       help=f"PostgreSQL majors, comma-separated (default {DEFAULT_MAJOR})")
+        s.add_argument("--scale", default="default", help=f"one of {', '.join(scales.SCALES)}")
+        s.add_argument("--pg", default=str(majors.DEFAULT_MAJOR), metavar="MAJORS",
+                       help=f"PostgreSQL majors, comma-separated (default {majors.DEFAULT_MAJOR})")
         s.set_defaults(fn=fn)
     sub.add_parser("archive", help="keep this build's results in results/ (the history)"
                    ).set_defaults(fn=cmd_archive)
+    s = sub.add_parser("matrix", help="every finding's pooled verdict per major, from stored results")
+    s.add_argument("name", nargs="?", help="one chapter (default: all)")
+    s.add_argument("--pg", metavar="MAJORS", help="only these majors, comma-separated")
+    s.add_argument("--scale", default="default", help=f"one of {', '.join(scales.SCALES)}")
+    s.add_argument("--json", action="store_true", help="one object per finding and major")
+    s.set_defaults(fn=cmd_matrix)
+    s = sub.add_parser("noise", help="each chapter's noise: spread, lag-1 correlation, spread between runs")
+    s.add_argument("name", nargs="?", help="one chapter (default: all)")
+    s.add_argument("--scale", default="default", help=f"one of {', '.join(scales.SCALES)}")
+    s.set_defaults(fn=cmd_noise)
     s = sub.add_parser("register", help="record revisions of a chapter's changed claims")
     s.add_argument("name")
     s.add_argument("--why", help="why the claims changed (required when some did)")

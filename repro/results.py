@@ -89,14 +89,18 @@ def archive(doc: dict[str, Any]) -> Path:
                 f"pg{doc['major']}-{doc['scale']}-{stamp}.json")
 
 
-def files(chapter: str) -> list[tuple[Path, dict[str, Any]]]:
-    """Every readable result of a chapter with its file: this build's and the stored ones
-    (each run once, this build's copy first)."""
+def _paths(chapter: str) -> list[Path]:
     paths = sorted(build_dir().glob(f"{chapter}/pg*.json"))
     for d in stored_dirs():
         paths += sorted(d.glob(f"{chapter}/pg*.json"))
+    return paths
+
+
+def files(chapter: str) -> list[tuple[Path, dict[str, Any]]]:
+    """Every readable result of a chapter with its file: this build's and the stored ones
+    (each run once, this build's copy first)."""
     found: dict[tuple, tuple[Path, dict[str, Any]]] = {}
-    for path in paths:
+    for path in _paths(chapter):
         try:
             doc = load(path, chapter)
         except CorruptResult:
@@ -104,6 +108,17 @@ def files(chapter: str) -> list[tuple[Path, dict[str, Any]]]:
         if doc is not None:
             found.setdefault((doc["major"], doc["scale"], doc["provenance"]["started"]), (path, doc))
     return list(found.values())
+
+
+def unreadable(chapter: str) -> list[tuple[Path, str]]:
+    """The chapter's result files that are not result documents, with why."""
+    bad = []
+    for path in _paths(chapter):
+        try:
+            load(path, chapter)
+        except CorruptResult as exc:
+            bad.append((path, str(exc)))
+    return bad
 
 
 def everything(chapter: str) -> list[dict[str, Any]]:

@@ -26,7 +26,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .stats import Estimate, Rounds, estimate
+import numpy as np
+
+from .stats import Estimate, Rounds, estimate, pool, sample
 from .text import Number, Text
 
 REPRODUCED, CONTRADICTED, CHANGED, INCONCLUSIVE, NOT_APPLICABLE = (
@@ -77,6 +79,17 @@ class Measure:
     def estimate(self, rounds: Rounds) -> Estimate:
         return estimate(self.statistic, rounds, self.exact, self.scale)
 
+    def pooled(self, runs: Sequence[Rounds]) -> Estimate:
+        """Over every run (stats.pool); an exact statistic gives its value when every run
+        agrees, else the range of the runs' values (a repeat changed it: not exact after all)."""
+        if not self.exact:
+            return pool([sample(self.statistic, r) for r in runs], self.scale)
+        values = [self.statistic(r) for r in runs]
+        rounds = sum(len(r.ids) for r in runs)
+        if any(v is None for v in values):
+            return Estimate(None, rounds=rounds, runs=len(runs))
+        return Estimate(float(np.median(values)), min(values), max(values), rounds, len(runs))
+
     def number(self, value: float | None, low: float | None = None,
                high: float | None = None) -> Number:
         if self.floor is not None and low is not None:
@@ -98,6 +111,10 @@ class Threshold:
     def text(self, m: Measure) -> Text:
         raise NotImplementedError
 
+    def limits(self) -> tuple[float, ...]:
+        """The boundaries an interval must clear to decide."""
+        raise NotImplementedError
+
 
 def _limit(m: Measure, value: float, lang: str) -> str:
     """A threshold in the measure's unit: no decimals for whole numbers, no sign on zero."""
@@ -111,6 +128,9 @@ class Above(Threshold):
 
     limit: float
     inclusive: bool = False
+
+    def limits(self) -> tuple[float, ...]:
+        return (self.limit,)
 
     def status(self, low: float, high: float) -> str:
         if low > self.limit or (self.inclusive and low >= self.limit):
@@ -131,6 +151,9 @@ class Below(Threshold):
     limit: float
     inclusive: bool = False
 
+    def limits(self) -> tuple[float, ...]:
+        return (self.limit,)
+
     def status(self, low: float, high: float) -> str:
         if high < self.limit or (self.inclusive and high <= self.limit):
             return REPRODUCED
@@ -149,6 +172,9 @@ class Between(Threshold):
 
     low: float
     high: float
+
+    def limits(self) -> tuple[float, ...]:
+        return (self.low, self.high)
 
     def status(self, low: float, high: float) -> str:
         if low >= self.low and high <= self.high:
@@ -255,6 +281,10 @@ class Change:
                     f"Changed in {self.major}: {self.why.en} ({self.cite})")
 
 
+# more runs than this to decide a check is "too close to call at this threshold"
+FEASIBLE_RUNS = 20
+
+
 @dataclass
 class CheckResult:
     check: Check
@@ -263,9 +293,41 @@ class CheckResult:
 
     def number(self) -> Number:
         e = self.estimate
-        if self.check.measure.exact:  # counted, judged as is: no interval to show
+        if self.check.measure.exact and e.low == e.high:  # counted, judged as is: no interval
             return self.check.measure.number(e.value)
         return self.check.measure.number(e.value, e.low, e.high)
+
+    def nearest_limit(self) -> float:
+        """The threshold's boundary nearest the estimate: the one an interval must clear."""
+        e = self.estimate
+        return min(self.check.threshold.limits(), key=lambda x: e.distance(x) or 0.0)
+
+    def to_decide(self) -> Text | None:
+        """For an undecided check: how far its interval reaches across the threshold, and how
+        many runs of the observed spread would decide it; or that none feasibly would."""
+        e, m = self.estimate, self.check.measure
+        if self.status != INCONCLUSIVE or m.exact:
+            return None
+        if e.value is None:
+            return Text("測った値がありません。", "Nothing was measured for it.")
+        if e.low is None or e.high is None:
+            return Text("区間がありません (実行ごとに 1 つの値で、値が 2 つ以上要ります)。あと 1 回の実行で区間が得られます。",
+                        "No interval yet (one value per run, and it needs two or more): one more run gives one.")
+        limit = self.nearest_limit()
+        across = min(e.high - limit, limit - e.low)
+        runs = e.runs_to_decide(limit)
+        reach = m.number(across)
+        bound = _limit(m, limit, "ja"), _limit(m, limit, "en")
+        head = Text(f"区間は閾値 {bound[0]} を {reach.format('ja')} 越えています",
+                    f"the interval reaches {reach.format('en')} across the threshold {bound[1]}")
+        if runs is None or runs > FEASIBLE_RUNS:
+            return Text(f"閾値に近すぎて判定できません: {head.ja}。同じばらつきなら {FEASIBLE_RUNS} 回を超える実行が要ります。",
+                        f"Too close to call at this threshold: {head.en}; at the observed spread it would take "
+                        f"more than {FEASIBLE_RUNS} runs.")
+        need = max(int(np.ceil(runs)), e.runs + 1)
+        return Text(f"{head.ja}。同じばらつきなら、合わせて約 {need} 回の実行 (いまは {e.runs} 回) で決まります。",
+                    f"{head.en[0].upper()}{head.en[1:]}; at the observed spread, about {need} runs in all "
+                    f"(now {e.runs}) would decide it.")
 
 
 @dataclass
@@ -276,6 +338,15 @@ class Verdict:
     reason: Text | None = None
     lacking: Text | None = None  # not applicable: the requirement's label
     other_majors: bool = False  # not applicable because the finding is scoped to other majors
+    runs: int = 0  # the runs it pools (stats.pool), and their rounds
+    rounds: int = 0
+
+    @property
+    def deciding(self) -> CheckResult | None:
+        """The check that gave the verdict: an inconclusive finding's undecided check, not a
+        sub-check that passed (a changed one's contradicted check)."""
+        status = CONTRADICTED if self.status == CHANGED else self.status
+        return next((c for c in self.checks if c.status == status), self.checks[0] if self.checks else None)
 
     @property
     def failed(self) -> bool:
@@ -299,7 +370,10 @@ class Verdict:
                 "claim": self.finding.claim.as_dict(),
                 "checks": [{"label": c.check.measure.label.as_dict(),
                             "holds_if": c.check.threshold.text(c.check.measure).as_dict(),
-                            "status": c.status, **c.number().as_dict()} for c in self.checks],
+                            "status": c.status, **c.number().as_dict(),
+                            **({"to_decide": c.to_decide().as_dict()} if c.to_decide() else {})}
+                           for c in self.checks],
+                "runs": self.runs, "rounds": self.rounds,
                 "reason": self.reason.as_dict() if self.reason else None}
 
 
@@ -333,13 +407,23 @@ class Finding:
         return MECHANISM if self.mechanism else ORIGINAL if self.original else REPORT
 
     def judge(self, rounds: Rounds, env: Environment) -> Verdict:
-        for requirement in self.requires:
-            if not requirement.met(env):
-                return Verdict(self, NOT_APPLICABLE, reason=requirement.reason(env),
-                               lacking=requirement.label, other_majors=requirement.of_major)
+        """The verdict from one run."""
+        return self.judge_runs([(rounds, env)])
+
+    def judge_runs(self, runs: Sequence[tuple[Rounds, Environment]]) -> Verdict:
+        """The verdict pooled over runs of one experiment on one major, newest last. A run
+        whose environment lacks a requirement is left out; with none left, the finding is not
+        applicable (the newest run's reason)."""
+        usable = [(r, e) for r, e in runs if all(q.met(e) for q in self.requires)]
+        if not usable:
+            env = runs[-1][1]
+            requirement = next(q for q in self.requires if not q.met(env))
+            return Verdict(self, NOT_APPLICABLE, reason=requirement.reason(env),
+                           lacking=requirement.label, other_majors=requirement.of_major)
+        rounds = [r for r, _ in usable]
         results = []
         for check in self.checks:
-            est = check.measure.estimate(rounds)
+            est = check.measure.pooled(rounds)
             if est.value is None or est.low is None or est.high is None:
                 status = INCONCLUSIVE  # nothing measured, or no interval to judge by
             else:
@@ -348,29 +432,48 @@ class Finding:
         statuses = {r.status for r in results}
         status = (CONTRADICTED if CONTRADICTED in statuses else
                   REPRODUCED if statuses == {REPRODUCED} else INCONCLUSIVE)
-        reason = self.explain(rounds, results) if self.explain and status != REPRODUCED else None
+        reason = self.explain(rounds[-1], results) if self.explain and status != REPRODUCED else None
+        env = usable[-1][1]
         if status == CONTRADICTED and self.changed_in and env.major >= self.changed_in.major:
             status, reason = CHANGED, self.changed_in.reason()
-        return Verdict(self, status, results, reason)
+        return Verdict(self, status, results, reason, runs=len(usable),
+                       rounds=sum(len(r.ids) for r in rounds))
 
 
-def undecided(findings: Sequence[Finding], rounds: Rounds, env: Environment
-              ) -> tuple[set[str], list[str]]:
-    """What more rounds could decide: the conditions read by inconclusive findings, and
-    their ids. Findings whose conditions are not all measured yet are left out. The
-    intervals are the ones the final verdict uses."""
+def undecided(findings: Sequence[Finding], current: tuple[Rounds, Environment],
+              history: Callable[[str], Sequence[tuple[Rounds, Environment]]] = lambda fid: (),
+              extra: int | None = None) -> tuple[set[str], list[str]]:
+    """What more rounds of the current run could decide: the conditions read by the findings
+    that are inconclusive over it and the stored runs that count for them (`history`, by
+    finding: the same pooled intervals as the final verdict), and their ids. With `extra`
+    (the rounds the run may still add), only findings that so many rounds could decide if
+    their estimates stayed put: rounds are spent where they can decide something. Findings
+    whose conditions are not all measured yet are left out."""
     conditions: set[str] = set()
     ids: list[str] = []
+    rounds, env = current
     for finding in findings:
         if finding.mechanism:  # checked exactly: more rounds cannot decide it
             continue
         view = rounds.resample(rounds.ids)
         view.used = set()
         try:
-            verdict = finding.judge(view, env)
+            verdict = finding.judge_runs([*history(finding.id), (view, env)])
         except KeyError:  # data the run records later (or a condition not measured yet)
             continue
-        if verdict.status == INCONCLUSIVE:
-            conditions |= view.used
-            ids.append(finding.id)
+        if verdict.status != INCONCLUSIVE:
+            continue
+        if extra is not None and not all(_decidable(c, extra) for c in verdict.checks
+                                         if c.status == INCONCLUSIVE):
+            continue
+        conditions |= view.used
+        ids.append(finding.id)
     return conditions, ids
+
+
+def _decidable(result: CheckResult, extra: int) -> bool:
+    """Whether `extra` more rounds of the newest run could clear the check's threshold."""
+    e = result.estimate
+    if e.low is None or not e.parts:  # measured once per run (or not at all): rounds cannot help
+        return False
+    return e.rounds_to_decide(result.nearest_limit(), extra) is not None

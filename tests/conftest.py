@@ -18,7 +18,7 @@ import pytest
 from repro import registry, results
 from repro.chapter import SCALES
 
-DEFAULT_MAJOR = 17
+from repro.majors import DEFAULT_MAJOR
 _done: dict[str, tuple[dict[str, Any], bool]] = {}
 
 

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from repro import claims, registry
+from repro import claims, fingerprint, registry
 from repro.errors import ReproError
-from repro.verdict import Above, Check, KINDS
+from repro.text import Text
+from repro.verdict import Above, Check, Finding, KINDS, Measure
 
 CHAPTERS = sorted(registry.chapters())
 
@@ -90,20 +91,66 @@ def test_a_changed_threshold_needs_a_revision(scratch_chapter) -> None:
     assert claims.counted_since(chapter, f.id).startswith("2030-01-01")
 
 
-def test_held_counts_only_runs_after_the_latest_revision(scratch_chapter, monkeypatch) -> None:
-    from repro.site import store
-
+def test_a_changed_measure_needs_a_revision(scratch_chapter) -> None:
+    """Changing the code that computes a finding's measure is a revision, like a threshold."""
     f = scratch_chapter.findings[0]
-    runs = [_Run(started, scratch_chapter) for started in
-            ("2026-11-20T10:00:00+00:00", "2031-01-01T10:00:00+00:00")]
-    monkeypatch.setattr(store, "history", lambda *a: runs)
-    monkeypatch.setattr(store, "statuses", lambda run: {f.id: "reproduced"})
-    monkeypatch.setattr(store.registry, "get", lambda name: scratch_chapter)
+    m = f.checks[0].measure
+    doubled = dataclasses.replace(m, statistic=lambda r: 2 * m.statistic(r))
+    moved = dataclasses.replace(f, checks=[dataclasses.replace(f.checks[0], measure=doubled)])
+    chapter = dataclasses.replace(scratch_chapter,
+                                  findings=[moved if x is f else x for x in scratch_chapter.findings])
+    assert claims.differences(chapter) == {f.id: {"measure": (fingerprint.of(f), fingerprint.of(moved))}}
+
+
+def _half(r):
+    return r / 2  # a comment
+
+
+def _half_again(r):
+
+    # the same computation, laid out otherwise
+    return (r /
+            2)
+
+
+def _third(r):
+    return r / 3
+
+
+def _uses(helper):
+    return Measure(Text("", ""), lambda r: helper(r.ratio("a", "b", "tps")))
+
+
+def test_the_fingerprint_follows_the_computation_not_its_layout() -> None:
+    def of(m: Measure) -> str:
+        return fingerprint.of(Finding("F", Text("", ""), [Check(m, Above(0))]))
+    assert of(_uses(_half)) != of(_uses(_third))  # a helper the statistic calls
+    # comments and layout are not the computation (only the names differ here)
+    assert fingerprint._function(_half, set()).replace("'_half'", "") == \
+        fingerprint._function(_half_again, set()).replace("'_half_again'", "")
+    log = Measure(Text("", ""), lambda r: r.ratio("a", "b", "tps"), "×")
+    assert of(log) != of(dataclasses.replace(log, unit=""))  # averaged on another scale
+    assert "Rounds.ratio=" in fingerprint.measure(log)  # the rounds' own method is followed
+
+
+def test_a_pool_counts_only_runs_after_the_latest_revision(scratch_chapter) -> None:
+    """A pooled verdict rests on the runs that started after the finding's latest revision;
+    the others still count for the findings that were not revised."""
+    from repro import pooling, results
+    from repro.chapter import Run
+
+    stored = sorted((results.ROOT / "results" / "auto_explain").glob("pg17-default-*.json"))[-1]
+    doc = results.load(stored, "auto_explain")
+    early = Run(scratch_chapter, doc)
+    late = Run(scratch_chapter, {**doc, "provenance": {**doc["provenance"], "started": "2031-01-01T10:00:00+00:00"}})
+    pool = pooling.Pool(scratch_chapter, 17, "default", [late, early], [])
+    f, other = scratch_chapter.findings[:2]
     register = claims.load(scratch_chapter)
     register[f.id]["revisions"].append({"date": "2030-06-01T00:00+00:00", "what": "revised",
                                         "old": {}, "new": {}, "why": "test"})
     claims._write(claims.path(scratch_chapter), register)
-    assert store.held("auto_explain", 17, "default")[f.id] == (1, 1)
+    assert pool.runs == [early, late] and pool.counted(f.id) == [late]
+    assert pool.verdict(f.id).runs == 1 and pool.verdict(other.id).runs == 2
 
 
 def test_a_verdict_judged_by_a_claim_revised_after_its_run_says_so(scratch_chapter) -> None:
@@ -128,12 +175,3 @@ def test_a_verdict_judged_by_a_claim_revised_after_its_run_says_so(scratch_chapt
     assert store.revised_after(run, other.id) is None
     assert note not in sphinxext._matrix_cell(store.Shown(run, None), other.id, "en").astext()
 
-
-@dataclasses.dataclass
-class _Run:
-    started: str
-    chapter: object
-
-    @property
-    def doc(self) -> dict:
-        return {"provenance": {"started": self.started}}

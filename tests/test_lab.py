@@ -17,6 +17,7 @@ import pytest
 
 from conftest import Watcher
 from repro.errors import ReproError
+from repro import majors
 from repro.lab import engine
 from repro.lab.pgtools import parse_test_timing
 from repro.lab.beside import lab_for, named_image
@@ -178,7 +179,7 @@ def _until(lines: list[str], text: str, seconds: float = 120) -> None:
 
 def test_one_run_per_engine_a_second_refuses_or_waits_and_clean_spares_the_live_one(tmp_path: Path) -> None:
     env = {**os.environ, "REPRO_RESULTS": str(tmp_path)}
-    pg = f"PostgreSQL {engine.major_name(engine.DEFAULT_MAJOR)}"
+    pg = f"PostgreSQL {majors.name(majors.DEFAULT_MAJOR)}"
     first, first_lines = _start_run("auto_explain", env)
     try:
         _until(first_lines, "round 1 ·")

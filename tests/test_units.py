@@ -2,14 +2,16 @@
 and cache keys, the parsers of PostgreSQL's small tools."""
 import json
 
+import numpy as np
 import pytest
+from scipy import stats as scipy_stats
 
 from repro import results
 from repro.lab.measure import Plan, Progress, rotated, run_rounds
 from repro.lab.pgtools import parse_test_fsync, parse_test_timing
 from repro.lab.wal import lsn, lsn_text, spelled
 from repro.lab.waits import CpuReading, container_share, cpu_split, parse_cpu_reading
-from repro.stats import Rounds, estimate, median, paired_change
+from repro.stats import BETWEEN_RUNS, Rounds, estimate, median, paired_change
 from repro.text import Number, Text
 from repro.verdict import (CONTRADICTED, INCONCLUSIVE, REPRODUCED, Above, Below, Between, Check,
                            Environment, Finding, Measure, min_cpus, undecided)
@@ -65,9 +67,15 @@ def test_a_resample_repeats_whole_rounds_and_keeps_pairs() -> None:
 
 
 def test_interval_from_rounds() -> None:
-    r = _rounds({"a": [10.0, 11.0, 9.0, 10.5, 9.5, 10.2, 9.8]})
+    """One run: Student's t over its rounds, widened by the between-run floor (a verdict is
+    about the major, and runs differ by more than their own rounds say)."""
+    values = [10.0, 11.0, 9.0, 10.5, 9.5, 10.2, 9.8]
+    r = _rounds({"a": values})
     e = estimate(lambda v: median(v.values("a", "v")), r)
-    assert e.value == 10.0 and 9.0 <= e.low < 10.0 < e.high <= 11.0
+    s = float(np.std(values, ddof=1)) / np.sqrt(len(values))
+    half = scipy_stats.t.ppf(0.975, len(values) - 1) * s * np.sqrt(1 + BETWEEN_RUNS ** 2)
+    assert e.value == pytest.approx(10.0) and (e.low, e.high) == pytest.approx((10.0 - half, 10.0 + half))
+    assert (e.runs, e.rounds) == (1, 7)
     assert estimate(lambda v: median(v.values("a", "v")), r) == e  # same data, same interval
     exact = estimate(lambda v: 4.0, r, exact=True)
     assert (exact.low, exact.high) == (4.0, 4.0)
@@ -105,7 +113,7 @@ def test_undecided_names_what_more_rounds_could_decide() -> None:
     straddles = _finding(lambda v: median(v.values("a", "v")))
     clear = Finding("G", Text("y", "y"), [Check(Measure(Text("b", "b"),
                                                         lambda v: median(v.values("b", "v"))), Above(0))])
-    conditions, ids = undecided([straddles, clear], r, Environment(17, 2, frozenset(), {}))
+    conditions, ids = undecided([straddles, clear], (r, Environment(17, 2, frozenset(), {})))
     assert (conditions, ids) == ({"a"}, ["F"])
 
 
@@ -118,7 +126,8 @@ def test_rounds_are_added_for_undecided_conditions_within_the_plan() -> None:
     def run(name: str):
         return lambda: {name: {"v": 1.0}}
 
-    def decide(measured):  # "a" would be decided at 4 rounds: the rule does not look again
+    def decide(measured, extra):  # "a" would be decided at 4 rounds: the rule does not look again
+        assert extra == 4  # the plan allows 4 more
         looks.append(len(measured["a"]))
         return ({"a"}, ["F1"]) if len(measured["a"]) < 4 else (set(), [])
 
@@ -127,7 +136,7 @@ def test_rounds_are_added_for_undecided_conditions_within_the_plan() -> None:
     assert len(measured["a"]) == 6 and len(measured["b"]) == 2 and looks == [2]
     assert [e.runs for e in log.extra] == [["a"]] * 4 and log.stopped == "max_rounds"
     _, decided = run_rounds({"a": run("a")}, Plan(2, 6, 1e9), Progress("t", lambda line: None),
-                            lambda m: (set(), []))
+                            lambda m, extra: (set(), []))
     assert decided.stopped == "decided" and not decided.extra
 
 

@@ -84,11 +84,12 @@ class RunContext:
     def rounds(self, runs: dict[str, Callable[[], Measurements]], plan: Plan | None = None
                ) -> None:
         """Measure runs in rotated rounds; rounds beyond the scale's minimum go to the runs
-        that undecided findings depend on, within the scale's budget."""
-        def undecided(measured: dict[str, list[dict]]) -> tuple[set[str], list[str]]:
+        that undecided findings depend on, where they can decide them, within the scale's
+        budget."""
+        def undecided(measured: dict[str, list[dict]], extra: int) -> tuple[set[str], list[str]]:
             if self._undecided is None:
                 return set(), []
-            return self._undecided({**self.raw, "rounds": {**self.raw["rounds"], **measured}})
+            return self._undecided({**self.raw, "rounds": {**self.raw["rounds"], **measured}}, extra)
 
         measured, log = run_rounds(runs, plan or Plan.of(self.params), self.progress, undecided)
         self.raw["rounds"].update(measured)

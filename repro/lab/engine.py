@@ -18,27 +18,10 @@ from typing import Any
 import docker
 import docker.errors
 
+from .. import majors
 from ..errors import ReproError
 
-MAJORS = (9.6, 10, 11, 12, 13, 14, 15, 16, 17, 18)  # what images/build.sh can make
-DEFAULT_MAJOR = 17
 LABEL = "io.repro.image."  # labels: origin, recipe, version, features
-
-
-def major_name(major: float) -> str:
-    return "9.6" if major == 9.6 else str(int(major))
-
-
-def parse_major(text: str) -> float:
-    """"9.6" or "17"; anything else is a clear error."""
-    try:
-        major = 9.6 if text.strip() == "9.6" else int(text)
-    except ValueError:
-        major = None
-    if major not in MAJORS:
-        raise ReproError(f"PostgreSQL {text} is not one of the majors we build images for "
-                         f"({', '.join(map(major_name, MAJORS))})")
-    return major
 
 
 @dataclass(frozen=True)
@@ -86,11 +69,11 @@ def info() -> dict[str, Any]:
 
 def resolve_image(major: float) -> Image:
     """The image for a major, with what its labels say about it."""
-    name = f"repro-postgres:{major_name(major)}"
+    name = f"repro-postgres:{majors.name(major)}"
     try:
         found = client().images.get(name)
     except docker.errors.ImageNotFound:
-        raise ReproError(f"no image {name}: run `make images MAJORS={major_name(major)}` "
+        raise ReproError(f"no image {name}: run `make images MAJORS={majors.name(major)}` "
                          f"(builds it, offline if no registry answers)") from None
     labels = found.labels or {}
     return Image(name, found.id, labels.get(LABEL + "origin", "unknown"),

@@ -1,13 +1,17 @@
 """Measuring rules from design.md: interleaved conditions, repetitions, and rounds added
-where the findings are still undecided.
+where they can decide something.
 
 A round runs every run once, in an order rotated each round. The findings are judged
-twice at most: after the scale's minimum rounds, and at the end. When some are undecided
-at the first look, more rounds go to the runs whose conditions those findings read, up
-to the scale's maximum rounds or until its time budget would be exceeded, with no look
-in between. Two looks at 95 % intervals keep a false "reproduced" for a true value on a
-threshold at 2 × 2.5 % = 5 % per finding at most (tests/test_intervals.py simulates
-it); stopping as soon as some look decides would spend more.
+twice at most (two looks): after the scale's minimum rounds, and at the end. At the first
+look, a finding that is undecided (pooled with the stored runs that count for it) and that
+the rounds the run may still add could decide, if its estimate stayed put, gets them: more
+rounds go to the runs whose conditions such findings read, up to the scale's maximum rounds
+or until its time budget would be exceeded, with no look in between. A finding that no
+feasible number of rounds decides (its estimate on the threshold, or the between-run floor
+wider than its distance to it) gets none. The error is spent over the looks by Bonferroni:
+each look's 95 % interval calls a finding whose true value sits on its threshold
+"reproduced" at most 2.5 % of the time, so two looks keep it at 5 % per finding at most
+(tests/test_intervals.py simulates it at the looks the runner takes).
 """
 from __future__ import annotations
 
@@ -20,7 +24,8 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 Measurements = dict[str, dict[str, Any]]  # condition -> {"latency_ms": ..., "tps": ...}
-Undecided = Callable[[dict[str, list[dict]]], tuple[set[str], list[str]]]
+# (what is measured so far, the rounds the run may still add) -> (conditions, finding ids)
+Undecided = Callable[[dict[str, list[dict]], int], tuple[set[str], list[str]]]
 
 
 def rotated(items: Sequence[T], round_no: int) -> list[T]:
@@ -103,7 +108,10 @@ def run_rounds(runs: dict[str, Callable[[], Measurements]], plan: Plan, progress
         if r == plan.rounds:  # the first look; the second is the final verdict
             if undecided is None:
                 break
-            conditions, findings = undecided(measured)
+            per_round = sum(durations.values())
+            room = (plan.budget_s - progress.elapsed) / per_round if per_round else float("inf")
+            extra = int(max(0, min(plan.max_rounds - plan.rounds, room)))
+            conditions, findings = undecided(measured, extra)
             todo = [n for n in runs if produces[n] & conditions]
             if not todo:
                 log.stopped = "decided"

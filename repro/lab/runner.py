@@ -10,8 +10,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable
 
-from .. import results
-from ..chapter import SCALES, Chapter, Run
+from .. import majors, pooling, results, scales
+from ..chapter import Chapter, Run
 from ..errors import ChapterStopped, ReproError
 from ..stats import Rounds
 from ..text import Text
@@ -24,9 +24,7 @@ from .servers import Lab, check_dsn, without_password
 
 
 def check_scale(chapter: Chapter, scale: str) -> dict[str, Any]:
-    if scale not in SCALES:
-        raise ReproError(f"unknown scale {scale!r}; scales: {', '.join(SCALES)}")
-    return chapter.scales[scale]
+    return chapter.scales[scales.check(scale)]
 
 
 def target_of(dsn: str | None) -> str:
@@ -81,7 +79,7 @@ def expected_s(chapter: Chapter, scale: str) -> float:
     return check_scale(chapter, scale).get("budget_s", 120) + 60
 
 
-def run(chapter: Chapter, scale: str = "default", major: float = engine.DEFAULT_MAJOR,
+def run(chapter: Chapter, scale: str = "default", major: float = majors.DEFAULT_MAJOR,
         dsn: str | None = None, force: bool = False,
         out: Callable[[str], None] = print, wait: bool = False) -> tuple[dict[str, Any], bool]:
     """Return (result, reused): the cached result if its key matches, else a new run, made
@@ -92,7 +90,7 @@ def run(chapter: Chapter, scale: str = "default", major: float = engine.DEFAULT_
             raise ReproError(f"chapter {chapter.name} cannot run against a DSN: it starts and "
                              f"restarts servers of its own")
         major = check_dsn(dsn)
-    lab_major = engine.DEFAULT_MAJOR if dsn else major  # with a DSN, the image only runs pgbench
+    lab_major = majors.DEFAULT_MAJOR if dsn else major  # with a DSN, the image only runs pgbench
     image, key, path = _keyed(chapter, scale, major, lab_major, dsn)
     previous = stored(path, chapter, out)
     if not force and results.is_fresh(previous, key):
@@ -113,19 +111,26 @@ def run(chapter: Chapter, scale: str = "default", major: float = engine.DEFAULT_
         results.save(doc, path)
         return doc, False
 
-    with engine_lock(f"{chapter.name} on PostgreSQL {engine.major_name(major)}", wait, out):
+    with engine_lock(f"{chapter.name} on PostgreSQL {majors.name(major)}", wait, out):
         started = datetime.now(timezone.utc)  # after any wait for the lock
         experiment = _experiment(chapter)
         progress = Progress(chapter.name)
-        progress.note(f"PostgreSQL {engine.major_name(major)}, scale {scale}, image {image.name} "
+        progress.note(f"PostgreSQL {majors.name(major)}, scale {scale}, image {image.name} "
                       f"({image.origin}, {image.id[7:19]})")
         t0 = time.monotonic()
         with Lab(lab_major) as lab:
             lab.image = image
 
-            def decide(raw: dict[str, Any]) -> tuple[set[str], list[str]]:
-                env = Environment(major, cpus, image.features, raw)
-                return undecided(chapter.findings, Rounds(raw), env)
+            before = pooling.gather(chapter, major, scale)
+
+            def history(fid: str) -> list[tuple[Rounds, Environment]]:
+                """The stored runs on the same target that count for a finding."""
+                return [(r.rounds, r.environment) for r in before.counted(fid)
+                        if r.doc["key"]["target"] == key["target"]]
+
+            def decide(raw: dict[str, Any], extra: int) -> tuple[set[str], list[str]]:
+                current = (Rounds(raw, minimum=params["rounds"]), Environment(major, cpus, image.features, raw))
+                return undecided(chapter.findings, current, history, extra)
 
             ctx = RunContext(chapter, scale, params, lab, progress, dsn, decide)
             try:
@@ -134,7 +139,7 @@ def run(chapter: Chapter, scale: str = "default", major: float = engine.DEFAULT_
                 why = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
                 if not isinstance(exc, ReproError):
                     why = f"{type(exc).__name__}: {why}".rstrip(": ")
-                raise ChapterStopped(f"{chapter.name} on PostgreSQL {engine.major_name(major)} "
+                raise ChapterStopped(f"{chapter.name} on PostgreSQL {majors.name(major)} "
                                      f"stopped: {why}") from exc
             servers = [provenance.server(s) for s in lab.servers]
             container = next((s for s in lab.servers if s.image is not None), None)

@@ -30,6 +30,7 @@ from contextlib import contextmanager
 from types import FrameType, TracebackType
 from typing import Any
 
+from .. import majors
 from . import engine
 from ..errors import ReproError
 from ..text import Text
@@ -292,7 +293,7 @@ class ExternalServer(Server):
 class Lab:
     """Starts servers and networks for one run and removes all of them on exit."""
 
-    def __init__(self, major: float = engine.DEFAULT_MAJOR) -> None:
+    def __init__(self, major: float = majors.DEFAULT_MAJOR) -> None:
         self.major = major
         self.run_id = uuid.uuid4().hex[:12]
         self.password = secrets.token_urlsafe(24)  # this run's superuser password
@@ -433,7 +434,7 @@ class Lab:
                     if container._container is not None:  # created: ours to remove, ready or not
                         self._containers.append(container._container)
         except Exception as exc:
-            raise ReproError(f"PostgreSQL {engine.major_name(self.major)} ({image.name}) did not "
+            raise ReproError(f"PostgreSQL {majors.name(self.major)} ({image.name}) did not "
                              f"start: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
                              ) from exc
         server = ContainerServer(container, image, self.major, self.password, role, alias, absent)

@@ -31,7 +31,7 @@ from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
-from .. import claims, registry, results
+from .. import claims, majors, pooling, registry, results
 from ..chapter import Chapter, Run, Table
 from ..errors import ReproError
 from ..text import Number, Text
@@ -40,8 +40,6 @@ from ..verdict import (CHANGED, CONTRADICTED, INCONCLUSIVE, KIND, KINDS, NOT_APP
 from . import charts, store
 from .search import SearchJapaneseBigrams
 from .words import STATUS, WORDS
-
-DEFAULT_MAJOR = 17  # the major each chapter page shows (the version matrix shows all)
 
 
 def _sealed(result: list[nodes.Node]) -> list[nodes.Node]:
@@ -59,10 +57,6 @@ def _sealed(result: list[nodes.Node]) -> list[nodes.Node]:
 def _when(iso: str) -> str:
     """"2026-11-22T12:03:58+00:00" -> "2026-11-22 12:03 UTC"."""
     return iso[:16].replace("T", " ") + " UTC"
-
-
-def _major(major: float) -> str:
-    return "9.6" if major == 9.6 else str(int(major))
 
 
 def _lang(env_or_app: Any) -> str:
@@ -93,18 +87,22 @@ def source_text(shown: store.Shown) -> Text:
     machine, commit and whether the tree had uncommitted changes."""
     doc = shown.run.doc
     prov, host = doc["provenance"], doc["provenance"]["host"]
-    major, when = _major(doc["major"]), _when(prov["started"])
+    major, when = majors.name(doc["major"]), _when(prov["started"])
+    others = len(shown.pool.runs) - 1 if shown.pool is not None else 0
+    pooled = Text(f"。区間のある推定値は、同じ実験の保存された {others} 回の実行とプールしています",
+                  f"; estimates with an interval pool it with {others} stored run{'s' if others > 1 else ''} "
+                  f"of the same experiment") if others else Text("", "")
     if shown.this_build:
-        return Text(f"このビルドの実行 (PostgreSQL {major}、{when}、{doc['scale']} スケール)",
-                    f"this build's run (PostgreSQL {major}, {when}, {doc['scale']} scale)")
+        return Text(f"このビルドの実行 (PostgreSQL {major}、{when}、{doc['scale']} スケール){pooled.ja}",
+                    f"this build's run (PostgreSQL {major}, {when}, {doc['scale']} scale){pooled.en}")
     git = prov.get("git") or {}
     commit = (git.get("commit") or "?")[:10]
     model, cpus = (host.get('cpu_model') or '?').split(' @')[0], host.get('engine_cpus')
     dirty = Text("、未コミットの変更あり", ", with uncommitted changes") if git.get("dirty") else Text("", "")
     return Text(f"保存された実行 (PostgreSQL {major}、{when}、{doc['scale']} スケール、CPU {cpus} 個 ({model})、"
-                f"コミット {commit}{dirty.ja})",
+                f"コミット {commit}{dirty.ja}){pooled.ja}",
                 f"a stored run (PostgreSQL {major}, {when}, {doc['scale']} scale, {cpus} CPUs ({model}), "
-                f"commit {commit}{dirty.en})")
+                f"commit {commit}{dirty.en}){pooled.en}")
 
 
 def source_para(shown: store.Shown, lang: str) -> nodes.paragraph:
@@ -236,7 +234,7 @@ class StatusDirective(_ChapterDirective):
 
 def _checks_cell(v: Verdict, lang: str) -> nodes.Node:
     """Each check on a line: what was measured, its value and interval, its threshold, its
-    own verdict."""
+    own verdict, and, when undecided, what would decide it."""
     cell = nodes.container()
     for c in v.checks:
         line = nodes.paragraph(classes=["repro-check"])
@@ -245,21 +243,51 @@ def _checks_cell(v: Verdict, lang: str) -> nodes.Node:
         line += nodes.Text(f" ({WORDS['condition'](lang)} {c.check.threshold.text(c.check.measure)(lang)}) ")
         line += badge(c.status, lang)
         cell += line
+        if c.to_decide():
+            cell += para(c.to_decide()(lang), ["repro-reason", "repro-to-decide"])
     if v.reason:
         cell += para(v.reason(lang), ["repro-reason"])
     return cell
 
 
-class FindingsDirective(_ChapterDirective):
-    """The compact findings table: the claim, the original's value, this build's checks
-    (each measured value with its interval, threshold and verdict), the finding's verdict,
-    and how often it held in stored runs of the same experiment."""
+def _pooled_cell(shown: store.Shown, v: Verdict, lang: str) -> nodes.Node:
+    """What a pooled verdict rests on ("3 runs (17 rounds)"), and each run's own verdict,
+    collapsed."""
+    pool = shown.pool
+    if pool is None:  # a stale run, shown alone
+        return nodes.paragraph(text=WORDS["alone"](lang))
+    counted = pool.counted(v.finding.id)
+    group = details(classes=["repro-runs"])
+    line = details_summary()
+    line += nodes.Text(WORDS["pooled_cell"](lang).format(k=v.runs, r=v.rounds))
+    group += line
+    items = nodes.bullet_list()
+    for run in pool.runs:
+        item = nodes.list_item()
+        p = nodes.paragraph()
+        p += nodes.Text(_when(run.doc["provenance"]["started"]) + ": ")
+        if run in counted:
+            p += badge(store.statuses(run)[v.finding.id], lang)
+        else:
+            p += nodes.Text(WORDS["before_revision"](lang))
+        item += p
+        items += item
+    group += items
+    return group
 
-    def build_run(self, run: Run) -> list[nodes.Node]:
+
+class FindingsDirective(_ChapterDirective):
+    """The compact findings table: the claim, the original's value, the checks (each pooled
+    value with its interval, threshold and verdict, and what would decide it), the pooled
+    verdict, and the runs it pools with each run's own verdict."""
+
+    def build(self) -> list[nodes.Node]:
+        shown = self.shown()
+        if shown.run is None or "unavailable" in shown.run.doc:
+            return self.missing()
         lang, chapter = self.lang, self.chapter()
-        held = store.held(chapter.name, run.major, run.doc["scale"])
         rows: list[list[Any]] = []
-        for v in run.verdicts:
+        for v in shown.verdicts:
             f = v.finding
             ident = nodes.paragraph(text=f.id)
             ident += nodes.inline(text=" " + KIND[f.kind](lang), classes=["repro-kind", f.kind])
@@ -271,17 +299,35 @@ class FindingsDirective(_ChapterDirective):
             badge_line = nodes.paragraph()
             badge_line += verdict_badge(v, lang)
             verdict += badge_line
-            verdict += _revised_after(run, f.id, lang)
-            k, n = held.get(f.id, (0, 0))
-            since = claims.counted_since(chapter, f.id)
-            rows.append([ident, claim, f.original, _checks_cell(v, lang), verdict,
-                         WORDS["held_cell"].format(k=k, n=n, since=(since or "")[:10])])
+            if shown.pool is None:
+                verdict += _revised_after(shown.run, f.id, lang)
+            rows.append([ident, claim, f.original, _checks_cell(v, lang), verdict, _pooled_cell(shown, v, lang)])
         table = Table(Text("知見と判定", "Findings and verdicts"),
-                      [WORDS[k] for k in ("finding", "claim", "original", "measured", "status", "held")],
-                      rows, Text.join([WORDS["interval"], WORDS["held_note"]], "", " "))
+                      [WORDS[k] for k in ("finding", "claim", "original", "measured", "status", "pooled")],
+                      rows, Text.join([WORDS["interval"], WORDS["pooled_note"]], "", " "))
         out = table_node(table, lang)
         out[0]["classes"].append("repro-findings")
+        if shown.pool is not None and shown.pool.left_out:
+            out.append(_left_out(shown.pool, lang))
         return out + _revisions(chapter, lang)
+
+
+def _left_out(pool: Any, lang: str) -> nodes.Node:
+    """The result files a pool leaves out, named, collapsed."""
+    group = details(classes=["repro-left-out"])
+    line = details_summary()
+    line += nodes.Text(WORDS["left_out"](lang).format(n=len(pool.left_out)))
+    group += line
+    items = nodes.bullet_list()
+    for left in pool.left_out:
+        item = nodes.list_item()
+        p = nodes.paragraph()
+        p += nodes.literal(text=left.path.name)
+        p += nodes.Text(f": {left.why(lang)}")
+        item += p
+        items += item
+    group += items
+    return group
 
 
 REVISED_FIELDS = {"claim": Text("内容", "claim"), "claim_ja": Text("内容 (和文)", "claim (Japanese text)"),
@@ -380,15 +426,18 @@ def _matrix_cell(shown: store.Shown, fid: str, lang: str) -> nodes.Node:
         return nodes.paragraph(text=WORDS["no_result"](lang))
     if "unavailable" in shown.run.doc:
         return para(Text(**shown.run.doc["unavailable"])(lang), ["repro-reason"])
-    v = next(v for v in shown.run.verdicts if v.finding.id == fid)
+    v = next(v for v in shown.verdicts if v.finding.id == fid)
     cell = nodes.container()
     p = nodes.paragraph()
     p += verdict_badge(v, lang, stale=shown.why is not None)
     cell += p
-    key = _deciding(v).number().format(lang) if v.checks else ""
+    key = v.deciding.number().format(lang) if v.checks else ""
     if key:
         cell += para(key, ["repro-key-value"])
-    cell += _revised_after(shown.run, fid, lang)
+    if v.runs > 1:
+        cell += para(WORDS["pooled_cell"](lang).format(k=v.runs, r=v.rounds), ["repro-reason"])
+    if shown.pool is None:
+        cell += _revised_after(shown.run, fid, lang)
     return cell
 
 
@@ -396,13 +445,6 @@ def _revised_after(run: Run, fid: str, lang: str) -> list[nodes.Node]:
     """A note on a verdict whose claim was revised after its run (the run never counts)."""
     revised = store.revised_after(run, fid)
     return [para(WORDS["revised_after"](lang).format(date=revised[:10]), ["repro-reason"])] if revised else []
-
-
-def _deciding(v: Verdict) -> CheckResult:
-    """The check that gave the verdict: an inconclusive finding shows its undecided value,
-    not a sub-check that passed (a changed one shows the contradicted check)."""
-    status = CONTRADICTED if v.status == CHANGED else v.status
-    return next((c for c in v.checks if c.status == status), v.checks[0])
 
 
 def _finding_cell(f: Finding, lang: str) -> nodes.Node:
@@ -424,7 +466,7 @@ def _measured_where(shown: store.Shown, lang: str) -> nodes.Node:
 
 def _majors_table(name: str, shown: dict[float, store.Shown], lang: str) -> nodes.Node:
     chapter = registry.get(name)
-    columns = [WORDS["finding"], *(Text(f"PostgreSQL {_major(m)}", f"PostgreSQL {_major(m)}")
+    columns = [WORDS["finding"], *(Text(f"PostgreSQL {majors.name(m)}", f"PostgreSQL {majors.name(m)}")
                                    for m in shown)]
     rows = [[_finding_cell(f, lang), *(_matrix_cell(s, f.id, lang) for s in shown.values())]
             for f in chapter.findings]
@@ -438,31 +480,24 @@ def _majors_table(name: str, shown: dict[float, store.Shown], lang: str) -> node
 
 
 def _differences(name: str, shown: dict[float, store.Shown], lang: str) -> nodes.Node:
-    """What changed between majors, from the same results as the table: one line per finding
-    whose verdict differs between majors ("F1: reproduced on 9.6, 10, 13; changed in 14 on
-    14, 17 (why)")."""
+    """What changed between majors, from the same verdicts as the table: one line per finding
+    whose verdict differs between majors, as ranges ("F1: reproduced on 9.6–13; changed in
+    14 on 14–18 (why)")."""
     findings = registry.get(name).findings
     verdicts: dict[float, dict[str, Verdict]] = {
-        major: {v.finding.id: v for v in s.run.verdicts}
-        for major, s in shown.items() if s.run is not None and "unavailable" not in s.run.doc}
+        major: {v.finding.id: v for v in s.verdicts}
+        for major, s in shown.items() if s.verdicts}
     lines: list[str] = []
     for f in findings:
-        by_badge: dict[str, list[str]] = {}
-        why = None
-        for major, vs in verdicts.items():
-            v = vs[f.id]
-            by_badge.setdefault(v.badge()(lang), []).append(_major(major))
-            if v.status == CHANGED and why is None:
-                why = v.reason(lang)
-        if len(by_badge) > 1:
-            parts = "; ".join(WORDS["on_majors"](lang).format(badge=b, majors=", ".join(ms))
-                              for b, ms in by_badge.items())
-            lines.append(f"{f.id}: {parts}" + (f" ({why})" if why else ""))
+        by_major = {m: vs[f.id] for m, vs in verdicts.items()}
+        if len({v.badge() for v in by_major.values()}) > 1:
+            why = next((v.reason(lang) for v in by_major.values() if v.status == CHANGED and v.reason), None)
+            lines.append(f"{f.id}: {pooling.describe(by_major)(lang)}" + (f" ({why})" if why else ""))
     box = nodes.container(classes=["repro-differences"])
     if len(verdicts) < 2:
         box += para(WORDS["no_other_majors"](lang))
     elif not lines:
-        box += para(WORDS["same_everywhere"](lang).format(majors=", ".join(map(_major, verdicts))))
+        box += para(WORDS["same_everywhere"](lang).format(majors=", ".join(map(majors.name, verdicts))))
     else:
         box += para(WORDS["differ"](lang))
         items = nodes.bullet_list()
@@ -476,7 +511,7 @@ def _differences(name: str, shown: dict[float, store.Shown], lang: str) -> nodes
                 for major, s in shown.items() if s.run is not None}
     if any(left_out.values()):
         box += para(LEFT_OUT(lang).format(cells="; ".join(
-            f"{_major(m)}: {', '.join(names)}" for m, names in left_out.items() if names)))
+            f"{majors.name(m)}: {', '.join(names)}" for m, names in left_out.items() if names)))
     return box
 
 
@@ -585,7 +620,7 @@ class _PieceDirective(_ChapterDirective):
         if "major" not in self.options:
             return build
         stale = self.shown().why is not None  # marked as in the matrix: not this build's code or scale
-        prefix = f"PostgreSQL {_major(self.piece_major)}{' (!)' if stale else ''}: "
+        prefix = f"PostgreSQL {majors.name(self.piece_major)}{' (!)' if stale else ''}: "
 
         def named(run: Run) -> Any:
             piece = build(run)
@@ -623,7 +658,7 @@ class ChartDirective(_PieceDirective):
     @property
     def file_suffix(self) -> str:
         """The same chart from another major is another image: it must not overwrite this one."""
-        return f"-pg{_major(self.piece_major)}" if "major" in self.options else ""
+        return f"-pg{majors.name(self.piece_major)}" if "major" in self.options else ""
 
     def build_run(self, run: Run) -> list[nodes.Node]:
         name, chart_id = self.arguments
@@ -706,7 +741,7 @@ class ProvenanceDirective(_ChapterDirective):
         for s in run.doc["provenance"]["servers"]:
             settings = ", ".join(f"{k}={v}" for k, v in s["settings"].items())
             if absent := ", ".join(s.get("absent_settings", [])):
-                settings += ABSENT(self.lang).format(names=absent, major=_major(run.major))
+                settings += ABSENT(self.lang).format(names=absent, major=majors.name(run.major))
             role = Text(**s["role"]) if isinstance(s["role"], dict) else Text(s["role"], s["role"])
             rows.append([Text(f"設定: {role.ja}", f"Settings: {role.en}"), settings])
         table = Table(Text("実行環境と来歴", "Provenance"), [Text("項目", "Item"), Text("値", "Value")],
@@ -731,7 +766,7 @@ class DownloadDirective(_ChapterDirective):
         items = nodes.bullet_list(classes=["repro-downloads"])
         for path, doc in found:
             item = nodes.list_item()
-            item += self._link(f"PostgreSQL {_major(doc['major'])}, {doc['scale']}, "
+            item += self._link(f"PostgreSQL {majors.name(doc['major'])}, {doc['scale']}, "
                                f"{_when(doc['provenance']['started'])}", path, path.name)
             items += item
         out += [para(WORDS["download"](lang)), items]
@@ -760,7 +795,7 @@ def verdicts_csv(chapter: Chapter, docs: list[dict[str, Any]]) -> Path:
     for doc in docs:
         run = Run(chapter, doc)
         git = doc["provenance"].get("git") or {}
-        where = [chapter.name, _major(doc["major"]), doc["scale"], doc["provenance"]["started"],
+        where = [chapter.name, majors.name(doc["major"]), doc["scale"], doc["provenance"]["started"],
                  git.get("commit") or "", git.get("dirty", "")]
         for v in run.verdicts if "unavailable" not in doc else []:
             head = where + [v.finding.id, v.finding.kind, v.finding.expected, v.status, v.badge().en]
@@ -843,7 +878,7 @@ class LedgerDirective(_Directive):
             mark = shown.why is not None
             counts: dict[str, int] = {}
             rows: list[list[Any]] = []
-            for v in shown.run.verdicts:
+            for v in shown.verdicts:
                 cell = nodes.paragraph()
                 cell += verdict_badge(v, lang, stale=mark)
                 rows.append([v.finding.id, v.finding.claim, cell])
@@ -868,8 +903,11 @@ class LedgerDirective(_Directive):
 
 
 OTHER_MAJORS = "other_majors"  # not applicable because the finding is about other majors
-ORDER = (REPRODUCED, CONTRADICTED, CHANGED, INCONCLUSIVE, NOT_APPLICABLE, OTHER_MAJORS, "missing")
+ORDER = (REPRODUCED, CONTRADICTED, CHANGED, pooling.DIFFERS, pooling.PARTLY, INCONCLUSIVE, NOT_APPLICABLE,
+         OTHER_MAJORS, "missing")
 BUCKETS = {**STATUS, OTHER_MAJORS: Text("他のメジャーが対象", "applies to other majors"),
+           pooling.DIFFERS: Text("メジャーで判定が分かれる", "decided differently by major"),
+           pooling.PARTLY: Text("一部のメジャーで判定できず", "undecided on some majors"),
            "missing": WORDS["no_result"]}
 
 
@@ -879,17 +917,13 @@ def bucket(v: Verdict) -> str:
     return OTHER_MAJORS if v.status == NOT_APPLICABLE and v.other_majors else v.status
 
 
-def across(statuses: list[str]) -> str:
-    """A finding's verdict over the majors that have a result: changed if some major changed
-    it, contradicted if some contradicts it, reproduced if every applicable one reproduces
-    it, else inconclusive; not applicable where no major could test it."""
-    tested = [s for s in statuses if s not in (NOT_APPLICABLE, OTHER_MAJORS)]
-    for status in (CHANGED, CONTRADICTED):
-        if status in tested:
-            return status
-    if not tested:
-        return NOT_APPLICABLE if NOT_APPLICABLE in statuses else OTHER_MAJORS
-    return REPRODUCED if set(tested) == {REPRODUCED} else INCONCLUSIVE
+def across(by_major: dict[float, Verdict]) -> str:
+    """A finding's column over the majors that have a result (pooling.across), a finding
+    scoped to other majors apart."""
+    status = pooling.across(by_major)
+    if status == NOT_APPLICABLE and all(v.other_majors for v in by_major.values()):
+        return OTHER_MAJORS
+    return status
 
 
 class SummaryDirective(_Directive):
@@ -906,15 +940,13 @@ class SummaryDirective(_Directive):
         for name, chapter in registry.chapters().items():
             self.depend_on(name)
             shown = store.current(name, self.site_major, self.scale)
-            ok = shown.run is not None and "unavailable" not in shown.run.doc
             stored |= shown.run is not None and not shown.this_build
-            now = {v.finding.id: v for v in shown.run.verdicts} if ok else {}
-            by_major = {m: {v.finding.id: v for v in s.run.verdicts}
-                        for m, s in store.majors(name, self.scale).items()
-                        if s.run is not None and "unavailable" not in s.run.doc}
+            now = {v.finding.id: v for v in shown.verdicts}
+            by_major = {m: {v.finding.id: v for v in s.verdicts}
+                        for m, s in store.majors(name, self.scale).items() if s.verdicts}
             for f in chapter.findings:
                 here[f.kind][bucket(now[f.id]) if f.id in now else "missing"] += 1
-                over[f.kind][across([bucket(vs[f.id]) for vs in by_major.values()]) if by_major else "missing"] += 1
+                over[f.kind][across({m: vs[f.id] for m, vs in by_major.items()}) if by_major else "missing"] += 1
                 first = next((m for m, vs in sorted(by_major.items()) if vs[f.id].status == CHANGED), None)
                 if first is not None:
                     v = by_major[first][f.id]
@@ -924,7 +956,7 @@ class SummaryDirective(_Directive):
         out: list[nodes.Node] = []
         shown = [s for s in ORDER if any(counts[k][s] for counts in (here, over) for k in KINDS)
                  or s in (REPRODUCED, CONTRADICTED, CHANGED, INCONCLUSIVE)]  # a column of zeros says nothing
-        tables = ((here, WORDS["summary_here"].format(major=_major(self.site_major))),
+        tables = ((here, WORDS["summary_here"].format(major=majors.name(self.site_major))),
                   (over, WORDS["summary_over"]))
         for i, (counts, caption) in enumerate(tables):
             rows: list[list[Any]] = [[KIND[k], *(Number(counts[k][s], "", 0) for s in shown),
@@ -1171,7 +1203,7 @@ def code_version() -> int:
 
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("repro_scale", os.environ.get("SCALE", "default"), "env")
-    app.add_config_value("repro_major", DEFAULT_MAJOR, "env")
+    app.add_config_value("repro_major", majors.DEFAULT_MAJOR, "env")
     app.add_config_value("repro_repository", repository(), "env")
     for name, directive in (
             ("repro-status", StatusDirective), ("repro-findings", FindingsDirective),

@@ -1,10 +1,11 @@
 """The results the site shows, found and judged once per build.
 
 For each chapter: this build's result (or a stored one) at the site's major and
-scale, the newest result on every other major (the version matrix), and the
-history of stored runs of the same experiment ("held in k of n runs"). Verdicts
-of stored runs are cached on disk, keyed by the run and by the judging code, so a
-warm build does not resample history again.
+scale, and the newest result on every other major (the version matrix), each with the
+pool of runs of the current experiment it belongs to (repro/pooling.py): the verdicts
+shown are the pooled ones, each run's own verdict beside them. Runs' own verdicts are
+cached on disk, keyed by the run and by the judging code, so a warm build does not judge
+every stored run again.
 """
 from __future__ import annotations
 
@@ -16,9 +17,9 @@ from datetime import datetime
 from functools import cache
 from pathlib import Path
 
-from .. import claims, registry, results
+from .. import claims, pooling, registry, results
 from ..chapter import HASHED, Run
-from ..verdict import REPRODUCED
+from ..verdict import Verdict
 
 PACKAGE = Path(__file__).resolve().parent.parent
 JUDGE_CODE = ("chapter.py", "stats.py", "text.py", "verdict.py")
@@ -33,6 +34,19 @@ class Shown:
     why: str | None  # None | "missing" | "corrupt" | "code_changed" | "scale_changed"
     this_build: bool = False
 
+    @property
+    def pool(self) -> pooling.Pool | None:
+        """The pool the run belongs to: None for a run of another experiment or scale."""
+        return self.run.pool if self.run is not None else None
+
+    @property
+    def verdicts(self) -> list[Verdict]:
+        """Pooled over the runs that count, when the run is of the current experiment; the
+        run's own otherwise (a stale result, shown alone under its banner)."""
+        if self.run is None or "unavailable" in self.run.doc:
+            return []
+        return self.pool.verdicts if self.pool is not None else self.run.verdicts
+
 
 def built_from_stored() -> bool:
     """`make html REPRO=cached`: this build ran nothing, so a result left in the build
@@ -46,10 +60,25 @@ def experiment_hash(name: str, scale: str) -> str:
 
 
 @cache
+def _files(name: str) -> list[tuple[Path, dict]]:
+    return results.files(name)
+
+
+@cache
+def pooled(name: str, major: float, scale: str) -> pooling.Pool:
+    return pooling.gather(registry.get(name), major, scale, found=_files(name))
+
+
+@cache
 def _runs(name: str) -> list[Run]:
+    """Every result of the chapter; a run of its current experiment is its pool's object."""
     chapter = registry.get(name)
-    return sorted((Run(chapter, doc) for doc in results.everything(name)),
-                  key=lambda r: r.doc["provenance"]["started"])
+    found = []
+    for _, doc in _files(name):
+        pool = pooled(name, doc["major"], doc["scale"]) if doc["key"]["target"] == "container" else None
+        same = [r for r in pool.runs if r.doc["provenance"]["started"] == doc["provenance"]["started"]] if pool else []
+        found.append(same[0] if same else Run(chapter, doc))
+    return sorted(found, key=lambda r: r.doc["provenance"]["started"])
 
 
 def current(name: str, major: float, scale: str) -> Shown:
@@ -81,12 +110,6 @@ def majors(name: str, scale: str) -> dict[float, Shown]:
     return {m: current(name, m, scale) for m in found}
 
 
-def history(name: str, major: float, scale: str) -> list[Run]:
-    """Stored and this build's runs of the current experiment at the major and scale."""
-    return [r for r in _runs(name) if r.major == major and r.doc["scale"] == scale
-            and r.doc["key"]["experiment"] == experiment_hash(name, scale) and "unavailable" not in r.doc]
-
-
 @cache
 def judge_hash(name: str) -> str:
     """What decides a verdict but not a measurement: the chapter's other files and the judge."""
@@ -109,20 +132,6 @@ def statuses(run: Run) -> dict[str, str]:
     found = {v.finding.id: v.status for v in run.verdicts}
     results.write_atomically(path, json.dumps(found))
     return found
-
-
-def held(name: str, major: float, scale: str) -> dict[str, tuple[int, int]]:
-    """Per finding: in how many of the runs of the current experiment that started after
-    the finding's latest registered revision it was reproduced, and of how many (the runs
-    that led to a revision never count for it)."""
-    chapter = registry.get(name)
-    runs = history(name, major, scale)
-    counts = {}
-    for f in chapter.findings:
-        after = [r for r in runs if revised_after(r, f.id) is None]
-        k = sum(statuses(r).get(f.id) == REPRODUCED for r in after)
-        counts[f.id] = (k, len(after))
-    return counts
 
 
 def revised_after(run: Run, fid: str) -> str | None:

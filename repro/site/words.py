@@ -7,16 +7,25 @@ WORDS = {
     "finding": Text("知見", "Finding"),
     "claim": Text("内容", "Claim"),
     "original": Text("原典", "Original"),
-    "measured": Text("本ビルドの測定値 [95% 信頼区間] と判定条件", "This build [95 % interval], and when it holds"),
+    "measured": Text("測定値 [95% 信頼区間] と判定条件", "Measured [95 % interval], and when it holds"),
     "condition": Text("条件", "holds if"),
     "status": Text("判定", "Verdict"),
-    "held": Text("主張の確定後の実行で再現", "Held in runs since the claim was fixed"),
-    "held_cell": Text("{k} / {n} 回 ({since} 以降)", "{k} of {n} (since {since})"),
-    "held_note": Text("「主張の確定後の実行で再現」は、知見の最新の改訂 (登録) より後に始まった、同じ実験コードの実行だけを数えます。"
-                      "改訂のきっかけになった実行や、判定条件を決めるのに使った実行は数えません。",
-                      "\"Held in runs since the claim was fixed\" counts only runs of the same experiment code "
-                      "that started after the finding's latest revision (or registration): the runs that "
-                      "led to a revision, or that set a threshold, never count."),
+    "pooled": Text("プールした実行", "Runs pooled"),
+    "pooled_cell": Text("{k} 回の実行 ({r} ラウンド)", "{k} runs ({r} rounds)"),
+    "alone": Text("この実行だけ (現在の実験の実行ではありません)", "this run alone (not a run of the current experiment)"),
+    "before_revision": Text("主張の改訂より前 (数えない)", "before the claim's revision (not counted)"),
+    "left_out": Text("判定から外した結果ファイル {n} 件", "{n} result files left out of the verdicts"),
+    "pooled_note": Text("判定は、このメジャーバージョンで同じ実験を実行したすべての結果 (このビルドの実行と保存された実行) のうち、"
+                        "知見の最新の改訂 (登録) より後に始まったものをプールして出します。各実行を 1 単位とし、実行どうしの"
+                        "ばらつきを区間に含めます。実行が 1〜2 回のときは、実行どうしのばらつきとして実行自身の標準誤差の 2.5 倍まで"
+                        "を見込み、3 回以上では実行の平均のばらつきそのものから区間を作ります。「プールした実行」を開くと、"
+                        "各実行だけでの判定が見られます。",
+                        "A verdict pools every result of the same experiment on this major (this build's run and the "
+                        "stored ones) that started after the finding's latest revision (or registration); the runs "
+                        "that led to a revision never count. Each run is one unit, and the interval includes how "
+                        "much runs differ: with one or two runs it allows a spread between runs of up to 2.5 times "
+                        "a run's own standard error, from three runs on it is made from the spread of the runs' "
+                        "means. Open \"Runs pooled\" for each run's own verdict."),
     "revised_after": Text("この実行のあとで主張を改訂 ({date}): 改訂後の主張で判定していますが、回数には数えません。",
                           "The claim was revised after this run ({date}): judged by the revised claim, never "
                           "counted for it."),
@@ -42,14 +51,18 @@ WORDS = {
     "summary_over": Text("結果のあるすべてのメジャーバージョンを通した判定 (知見の種類ごと)",
                          "Verdicts across every major with a result, by kind of finding"),
     "summary_note": Text("健全性の確認は実験の組み立てから成り立つもので、何も再現しません。メジャーバージョンを通した判定は、"
-                         "どれかのメジャーで変化していれば「後のメジャーで変化」、どれかで再現しなければ「再現しなかった」、"
-                         "対象になるすべてで再現していれば「再現した」、それ以外は「判定できず」です。「他のメジャーが対象」は、ある範囲のメジャーについての"
+                         "どれかのメジャーで (宣言した) 変化があれば「後のメジャーで変化」、判定したすべてのメジャーで同じなら"
+                         "その判定 (一部のメジャーで判定できなければ「一部のメジャーで判定できず」)、メジャーによって再現と"
+                         "再現しなかったに分かれれば「メジャーで判定が分かれる」、どのメジャーでも決まらなければ「判定できず」です。"
+                         "各知見のメジャーごとの範囲は、バージョンマトリクスにあります。「他のメジャーが対象」は、ある範囲のメジャーについての"
                          "知見 (たとえば 18 以降の読み込みの仕組み) で、実行したマシンに欠けているものではありません。",
                          "Sanity checks hold by construction and reproduce nothing. Across majors, a finding is "
-                         "\"changed\" if some major changed it, \"contradicted\" if some major contradicts it, "
-                         "and \"reproduced\" if every major it applies to reproduces it; otherwise it is \"inconclusive\". "
-                         "\"Applies to other majors\" marks a finding about a range of majors (18's read stream, say), not something "
-                         "the machine that ran it lacks."),
+                         "\"changed\" if some major changed it (as declared); it keeps the verdict every major that "
+                         "decides it agrees on (\"undecided on some majors\" if some do not decide it); it is "
+                         "\"decided differently by major\" if majors reproduce and contradict it without a declared "
+                         "change, and \"inconclusive\" if no major decides it. The version matrix gives each finding's "
+                         "ranges of majors. \"Applies to other majors\" marks a finding about a range of majors "
+                         "(18's read stream, say), not something the machine that ran it lacks."),
     "changed_list": Text("原典の公開後のメジャーバージョンで変わった知見", "Findings that a later major changed"),
     "none_changed": Text("(結果のあるメジャーバージョンには、まだありません)", "(none yet on the majors with a result)"),
     "summary_stored": Text("注意: この集計の一部は、このビルドではなく保存された実行の結果です (各章のページに出所があります)。",
@@ -79,11 +92,13 @@ WORDS = {
     "download": Text("この章の結果ファイル (JSON、すべてのメジャーバージョンと保存された実行):",
                      "This chapter's result files (JSON, every major and every stored run):"),
     "download_csv": Text("すべての結果の判定と測定値 (CSV)", "The verdicts and values of every result (CSV)"),
-    "interval": Text("[ ] 内は 95% 信頼区間です。各ラウンドの値の平均に対する t 分布による区間で、比と変化は対数で求めます。"
-                     "数えた値 (走査の数、システムコール、計画の形) は正確に判定するので区間がありません。",
-                     "Brackets give the 95 % confidence interval: Student's t over the rounds' values "
-                     "(on the log scale for ratios and changes). Counted values (scans, system calls, "
-                     "plan shapes) are judged exactly and have none."),
+    "interval": Text("[ ] 内は 95% 信頼区間です。各実行のラウンドの値の平均をプールした推定値に対する t 分布による区間で、"
+                     "比と変化は対数で求めます。数えた値 (走査の数、システムコール、計画の形) は正確に判定するので区間がありません"
+                     "(実行によって値が違えば、その範囲を示し、判定できずとします)。",
+                     "Brackets give the 95 % confidence interval: Student's t over the pooled means of the runs' "
+                     "rounds (on the log scale for ratios and changes). Counted values (scans, system calls, "
+                     "plan shapes) are judged exactly and have none (where runs give different values, the "
+                     "range is shown and the check is inconclusive)."),
     "unavailable": Text("実行できない", "cannot run"),
     "no_repository": Text("このビルドには公開されたリポジトリのアドレスが記録されていません。"
                           "サイトの元になったソースを使ってください",

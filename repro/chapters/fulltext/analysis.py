@@ -102,8 +102,12 @@ def hit_mismatches(raw: dict[str, Any]) -> int | None:
 
 
 def longest_lag(r: Rounds) -> float | None:
-    """The longest replay lag (s) seen during the loaded searches on the subscriber."""
-    return extreme(r, lambda k: max(r.values(search(k, SUBSCRIBER, LOADED), "lag_max_s")), max)
+    """The longest replay lag (s) seen during the loaded searches on the subscriber; none
+    when the server reported none (a NULL replay_lag is missing, not zero)."""
+    def of(kind: str) -> float | None:
+        lags = [v for v in r.values(search(kind, SUBSCRIBER, LOADED), "lag_max_s") if v is not None]
+        return max(lags) if lags else None
+    return extreme(r, of, max)
 
 
 def apply_share(r: Rounds) -> float | None:

@@ -212,12 +212,14 @@ class LagPoller(Poller):
 
     def __init__(self, publisher: ContainerServer) -> None:
         super().__init__(publisher, self.QUERY, (SUBSCRIPTION,), interval_s=0.1)
-        self.most_bytes, self.most_s = 0, 0.0
+        self.most_bytes = 0
+        self.most_s: float | None = None  # None while the server reports no replay_lag (NULL)
 
     def take(self, rows: list[tuple]) -> None:
         for behind, lag_s in rows:
             self.most_bytes = max(self.most_bytes, int(behind or 0))
-            self.most_s = max(self.most_s, float(lag_s or 0))
+            if lag_s is not None:
+                self.most_s = max(self.most_s or 0.0, float(lag_s))
 
 
 def _pending(server: ContainerServer, table: str) -> int:

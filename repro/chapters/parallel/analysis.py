@@ -33,8 +33,13 @@ def serial_estimate(r: Rounds) -> float | None:
 
 
 def serial_speedup(r: Rounds) -> float | None:
-    """Serial Q10 (measured or extrapolated) over Q10 with 2 workers."""
-    serial, parallel = serial_estimate(r), seconds(r, q10(2))
+    """Serial Q10 (measured or extrapolated) over Q10 with 2 workers. Measured, it is paired
+    round by round; extrapolated from the one cut run, it is one value per run (over the
+    median of the 2-worker rounds), which only the spread between runs gives an interval."""
+    if not r.raw["first"][q10(0)]["cancelled"]:
+        return time_ratio(r, q10(0), q10(2))
+    serial = serial_estimate(r)
+    parallel = median([x["time_ms"] / 1000 for x in r.raw["rounds"].get(q10(2), [])])
     return serial / parallel if serial is not None and parallel else None
 
 

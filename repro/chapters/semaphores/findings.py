@@ -117,6 +117,12 @@ def _exact(label: Text, statistic: Callable[[Rounds], float | None], unit: str =
     return Measure(label, statistic, unit, digits, exact=True)
 
 
+def _once(label: Text, statistic: Callable[[Rounds], float | None], unit: str = "", digits: int = 0) -> Measure:
+    """A share from one traced or sampled window of a run: a sample, not a count a repeat
+    cannot change, so the spread between runs gives it an interval (stats.pool)."""
+    return Measure(label, statistic, unit, digits, floor=0)
+
+
 def _api(server: str, sysv: bool) -> list[Check]:
     """The server waits with System V semaphores (semop, semaphore sets) or with unnamed
     POSIX ones (futex, no sets)."""
@@ -133,14 +139,14 @@ def _api(server: str, sysv: bool) -> list[Check]:
             Check(sets, Above(0) if sysv else Below(0, inclusive=True))]
 
 
-FUTEX_FAILED = _exact(Text("このメジャー: 失敗した futex (呼び出しに対して)", "this major: futex calls that failed (of all)"),
-                      lambda r: errors_per_call(r.raw, THIS, ("futex",)), "%", 1)
-EAGAIN = _exact(Text("このメジャー: 失敗した futex のうち EAGAIN", "this major: failed futex calls that are EAGAIN"),
-                lambda r: error_share(r.raw, THIS, "futex", "EAGAIN"), "%", 0)
-SEMOP_FAILED = _exact(Text("9.6 の semop の失敗の割合 ÷ このメジャーの futex の失敗の割合",
-                           "9.6's share of semop calls that failed over this major's share of futex calls that failed"),
-                      lambda r: _over(errors_per_call(r.raw, REFERENCE, SYSV_CALLS), errors_per_call(r.raw, THIS, ("futex",))),
-                      "×", 2)
+FUTEX_FAILED = _once(Text("このメジャー: 失敗した futex (呼び出しに対して)", "this major: futex calls that failed (of all)"),
+                     lambda r: errors_per_call(r.raw, THIS, ("futex",)), "%", 1)
+EAGAIN = _once(Text("このメジャー: 失敗した futex のうち EAGAIN", "this major: failed futex calls that are EAGAIN"),
+               lambda r: error_share(r.raw, THIS, "futex", "EAGAIN"), "%", 0)
+SEMOP_FAILED = _once(Text("9.6 の semop の失敗の割合 ÷ このメジャーの futex の失敗の割合",
+                          "9.6's share of semop calls that failed over this major's share of futex calls that failed"),
+                     lambda r: _over(errors_per_call(r.raw, REFERENCE, SYSV_CALLS), errors_per_call(r.raw, THIS, ("futex",))),
+                     "×", 2)
 
 
 def _over(a: float | None, b: float | None) -> float | None:
@@ -149,14 +155,14 @@ def _over(a: float | None, b: float | None) -> float | None:
 
 def _flush_share(server: str) -> Measure:
     name = SERVER_NAMES[server]
-    return _exact(Text(f"{name.ja}: XLogFlush が求めたロックのためのセマフォ呼び出しの割合",
-                       f"{name.en}: semaphore calls for a lock XLogFlush asked for"),
-                  lambda r: lock_user_share(r.raw, server, "XLogFlush"), "%", 0)
+    return _once(Text(f"{name.ja}: XLogFlush が求めたロックのためのセマフォ呼び出しの割合",
+                      f"{name.en}: semaphore calls for a lock XLogFlush asked for"),
+                 lambda r: lock_user_share(r.raw, server, "XLogFlush"), "%", 0)
 
 
-WAL_WRITE_GROWTH = _exact(Text("WALWrite を待つバックエンドの割合の比 最多 ÷ 最少クライアント",
-                               "share of backends waiting on WALWrite, most clients over fewest"),
-                          lambda r: wal_write_growth(r.raw), "×", 1)
+WAL_WRITE_GROWTH = _once(Text("WALWrite を待つバックエンドの割合の比 最多 ÷ 最少クライアント",
+                              "share of backends waiting on WALWrite, most clients over fewest"),
+                         lambda r: wal_write_growth(r.raw), "×", 1)
 
 
 def _control(point: str) -> Measure:

@@ -1,0 +1,184 @@
+"""Every run of a chapter's current experiment on one PostgreSQL major, pooled: the
+verdicts that the pages, `repro check` and `repro matrix` show.
+
+A finding's verdict on a major pools (stats.pool) every run of the experiment as it is now
+on that major and scale, this build's and the stored ones (results/, RESULTS), that
+started after the finding's latest revision (repro/claims.py). Runs of another version of
+the experiment, and files that are not result documents, are left out and named. Runs
+come from machines of one kind (results/ holds the project's own, a contributed run keeps
+its machine's name and is pooled apart): the between-run floor of stats.pool covers other
+days and noise levels on such machines, not machines of another kind.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from . import claims, results
+from .chapter import Chapter, Run
+from .text import Text
+from .majors import MAJORS, name as major_name
+from .verdict import CHANGED, INCONCLUSIVE, NOT_APPLICABLE, Verdict
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """A result file that a pool leaves out, and why."""
+
+    path: Path
+    why: Text
+
+
+OTHER_VERSION = Text("実験の別の版の実行", "a run of another version of the experiment")
+UNREADABLE = Text("結果の文書として読めないファイル", "not a readable result document")
+
+
+def started(run: Run) -> datetime:
+    return datetime.fromisoformat(run.doc["provenance"]["started"])
+
+
+class Pool:
+    """The runs that count for a chapter on one major and scale, newest last."""
+
+    def __init__(self, chapter: Chapter, major: float, scale: str, runs: list[Run],
+                 left_out: list[LeftOut], unavailable: Text | None = None):
+        self.chapter, self.major, self.scale = chapter, major, scale
+        self.runs = sorted(runs, key=started)
+        self.left_out = left_out
+        self.unavailable = unavailable  # the chapter cannot run here (no run, and why)
+        for run in self.runs:
+            run.pool = self
+
+    def counted(self, fid: str) -> list[Run]:
+        """The runs that count for a finding: those started after its latest revision."""
+        since = claims.counted_since(self.chapter, fid)
+        return [r for r in self.runs if since is None or started(r) > datetime.fromisoformat(since)]
+
+    @cached_property
+    def verdicts(self) -> list[Verdict]:
+        """Each finding's verdict over the runs that count for it (none without a run)."""
+        if not self.runs:
+            return [Verdict(f, NOT_APPLICABLE, reason=self.unavailable) for f in self.chapter.findings] \
+                if self.unavailable else []
+        found = []
+        for f in self.chapter.findings:
+            runs = self.counted(f.id)
+            if runs:
+                found.append(f.judge_runs([(r.rounds, r.environment) for r in runs]))
+            else:
+                since = (claims.counted_since(self.chapter, f.id) or "")[:10]
+                found.append(Verdict(f, INCONCLUSIVE, reason=Text(
+                    f"{since} の改訂の後に始まった実行がまだありません。",
+                    f"No run has started since the claim's revision of {since}.")))
+        return found
+
+    def verdict(self, fid: str) -> Verdict:
+        return next(v for v in self.verdicts if v.finding.id == fid)
+
+    @property
+    def newest(self) -> Run | None:
+        return self.runs[-1] if self.runs else None
+
+    @property
+    def rounds(self) -> int:
+        return sum(len(r.rounds.ids) for r in self.runs)
+
+
+def gather(chapter: Chapter, major: float, scale: str, target: str = "container",
+           found: list[tuple[Path, dict[str, Any]]] | None = None) -> Pool:
+    """The pool of a chapter on a major at a scale, from this build's and the stored results
+    on one target (the project's containers, or one existing server); `found`: the chapter's
+    result files, when the caller has read them already."""
+    current = chapter.experiment_hash(scale)
+    runs, left_out = [], []
+    unavailable = None
+    for path, doc in results.files(chapter.name) if found is None else found:
+        if doc["major"] != major or doc["scale"] != scale or doc["key"]["target"] != target:
+            continue
+        if "unavailable" in doc:
+            unavailable = Text(**doc["unavailable"])
+            continue
+        if doc["key"]["experiment"] != current:
+            left_out.append(LeftOut(path, OTHER_VERSION))
+        else:
+            runs.append(Run(chapter, doc))
+    left_out += [LeftOut(path, UNREADABLE) for path, _ in results.unreadable(chapter.name)
+                 if path.name.startswith(f"pg{major:g}-{scale}")]
+    return Pool(chapter, major, scale, runs, left_out, None if runs else unavailable)
+
+
+def every_major(chapter: Chapter, scale: str) -> dict[float, Pool]:
+    """The chapter's pool on every major that has a result at the scale, by major."""
+    found = results.files(chapter.name)
+    measured = sorted({doc["major"] for _, doc in found
+                       if doc["scale"] == scale and doc["key"]["target"] == "container"})
+    return {m: gather(chapter, m, scale, found=found) for m in measured}
+
+
+def row(pool: Pool, v: Verdict) -> dict[str, Any]:
+    """One finding on one major, as `repro matrix --json` gives it: the pooled verdict, what it
+    rests on and its deciding check's estimate and interval."""
+    c = v.deciding
+    e = c.estimate if c is not None else None
+    return {"chapter": pool.chapter.name, "finding": v.finding.id, "kind": v.finding.kind,
+            "major": pool.major, "status": v.status, "badge": v.badge().en, "runs": v.runs,
+            "rounds": v.rounds, "check": c.check.measure.label.en if c else None,
+            "unit": c.check.measure.unit if c else None,
+            "value": e.value if e else None, "low": e.low if e else None, "high": e.high if e else None,
+            "holds_if": c.check.threshold.text(c.check.measure).en if c else None,
+            "expected": v.finding.expected,
+            "to_decide": (c.to_decide().en if c and c.to_decide() else None)}
+
+
+# a finding over the majors with a result (`across`): besides the statuses, decided both ways
+# without a declared change, or decided on some majors and undecided on the others
+DIFFERS, PARTLY = "differs", "partly decided"
+
+
+def spans(by_major: dict[float, Verdict]) -> list[tuple[Verdict, list[float]]]:
+    """Consecutive majors with the same badge, grouped, in major order: each group's first
+    verdict and its majors."""
+    groups: list[tuple[Verdict, list[float]]] = []
+    for major in sorted(by_major):
+        v = by_major[major]
+        if groups and groups[-1][0].badge() == v.badge():
+            groups[-1][1].append(major)
+        else:
+            groups.append((v, [major]))
+    return groups
+
+
+def span_text(found: list[float]) -> str:
+    """"9.6–13", "14", "16, 18": a run of consecutive majors (of majors.MAJORS) as a range."""
+    order = list(MAJORS)
+    if len(found) > 2 and [order.index(m) for m in found] == list(range(order.index(found[0]),
+                                                                      order.index(found[-1]) + 1)):
+        return f"{major_name(found[0])}–{major_name(found[-1])}"
+    return ", ".join(map(major_name, found))
+
+
+def describe(by_major: dict[float, Verdict]) -> Text:
+    """A finding across majors as a range: "reproduced on 9.6–13; changed in 14 on 14–18"."""
+    parts = [(v.badge(), span_text(ms)) for v, ms in spans(by_major)]
+    return Text("、".join(f"{r} で「{b.ja}」" for b, r in parts), "; ".join(f"{b.en} on {r}" for b, r in parts))
+
+
+def across(by_major: dict[float, Verdict]) -> str:
+    """One word for the summary: reproduced or contradicted only if every major tested says
+    so; changed if a major changed it (as declared); `DIFFERS` if majors decide it both ways
+    otherwise; `PARTLY` if the decided majors agree and some are undecided; inconclusive
+    if no major decides it; not applicable if none could test it."""
+    tested = [v.status for v in by_major.values() if v.status != NOT_APPLICABLE]
+    if not tested:
+        return NOT_APPLICABLE
+    if CHANGED in tested:
+        return CHANGED
+    decided = set(tested) - {INCONCLUSIVE}
+    if len(decided) > 1:
+        return DIFFERS
+    if not decided:
+        return INCONCLUSIVE
+    return decided.pop() if INCONCLUSIVE not in tested else PARTLY
