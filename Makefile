@@ -32,7 +32,7 @@ help:
 	@echo "make repro-NAME      run one chapter (SCALE=tiny|default|full, PG=17 or PG=13,17, DSN=...)"
 	@echo "make matrix          every chapter on every major (MAJORS=\"$(MAJORS)\", SCALE=...)"
 	@echo "make images          build or pull the postgres images for MAJORS"
-	@echo "make archive         keep this build's results in results/ (the stored history)"
+	@echo "make archive         keep this build's results in results/ (the stored history; MACHINE=name: a contributed run)"
 	@echo "make gettext intl    refresh the English catalogues after editing docs/"
 	@echo "make lock            re-resolve pyproject.toml's pins into requirements.txt (hashes)"
 
@@ -115,10 +115,10 @@ test-images: venv
 
 repro-%: venv image
 	$(PY) -m repro run $* --scale $(SCALE) --pg $(PG) $(if $(DSN),--dsn "$(DSN)") $(if $(WAIT),--wait)
-	$(PY) -m repro check $* --scale $(SCALE) --pg $(PG)
+	$(PY) -m repro check $* --scale $(SCALE) $(if $(DSN),--existing,--pg $(PG))
 
 archive: venv
-	$(PY) -m repro archive
+	$(PY) -m repro archive $(if $(MACHINE),--machine $(MACHINE))
 
 # actionlint from the Go module proxy, into _build/bin (Go: the machine's, or Debian's golang-go)
 ACTIONLINT := _build/bin/actionlint

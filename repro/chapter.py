@@ -83,7 +83,6 @@ class Chapter:
     charts: dict[str, Callable[[Run], Chart]] = field(default_factory=dict)
     numbers: Callable[[Run], dict[str, Number]] = lambda run: {}
     requires: list[Requirement] = field(default_factory=list)  # else the run is "not applicable"
-    supports_dsn: bool = False  # one server, no restarts: can run against a given server
     name: str = ""
     package: Path = Path()
 
@@ -150,8 +149,9 @@ class Run:
     @cached_property
     def environment(self) -> Environment:
         prov = self.doc["provenance"]
-        return Environment(self.major, prov["host"].get("engine_cpus"),
-                           frozenset(prov.get("features", ())), self.raw)
+        external = self.doc["key"]["target"] != "container"
+        return Environment(self.major, None if external else prov["host"].get("engine_cpus"),
+                           frozenset(prov.get("features", ())), self.raw, external)
 
     @cached_property
     def verdicts(self) -> list[Verdict]:

@@ -1,8 +1,9 @@
-"""python -m repro list | run NAME | check NAME | matrix | noise | build | archive | register NAME | new NAME | readme | clean"""
+"""python -m repro list | run NAME | check NAME | matrix | compare NAME | noise | build | archive | register NAME | new NAME | readme | clean"""
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import signal
 import sys
 from typing import Any
@@ -87,19 +88,30 @@ def cmd_run(args: argparse.Namespace) -> int:
         if reused:
             print(f"{chapter.name}: reusing the cached result (same experiment, scale and image); "
                   f"--force runs it again")
-        print(f"result: {results.path_for(chapter.name, doc['major'], args.scale)}")
+        print(f"result: {results.path_for(chapter.name, doc['major'], args.scale, doc['key']['target'])}")
         print_verdicts(doc)
     return 0  # `check` judges; a run that finished is a success
+
+
+def _existing(name: str, scale: str) -> list[dict[str, Any]]:
+    """This build's newest run of a chapter against an existing server (--dsn)."""
+    found = [results.load(p, name) for p in sorted(results.build_dir().glob(f"{name}/pg*-{scale}-dsn.json"))]
+    if not found:
+        raise ReproError(f"no run of {name} against an existing server at {scale} scale yet; run "
+                         f"`make repro-{name} DSN=\"...\"`")
+    return [max(found, key=lambda d: d["provenance"]["started"])]
 
 
 def cmd_check(args: argparse.Namespace) -> int:
     chapter = registry.get(args.name)
     scales.check(args.scale)
+    docs = _existing(args.name, args.scale) if args.existing else \
+        [_load(args.name, major, args.scale) for major in majors.parse_list(args.pg)]
     failed = 0
     if args.json:
         out = []
-        for major in majors.parse_list(args.pg):
-            run = Run(chapter, _load(args.name, major, args.scale))
+        for doc in docs:
+            run = Run(chapter, doc)
             pool = pooling.gather(chapter, major, args.scale, run.doc["key"]["target"])
             out.append({"chapter": chapter.name, "major": run.major, "scale": run.doc["scale"],
                         "started": run.doc["provenance"]["started"], "runs": len(pool.runs),
@@ -108,8 +120,8 @@ def cmd_check(args: argparse.Namespace) -> int:
             failed += sum(v.failed for v in pool.verdicts)
         print(json.dumps(out, ensure_ascii=False, indent=1))
         return 1 if failed else 0
-    for major in majors.parse_list(args.pg):
-        failed += print_verdicts(_load(args.name, major, args.scale))
+    for doc in docs:
+        failed += print_verdicts(doc)
     if failed:
         print(f"{failed} expected finding(s) contradicted", file=sys.stderr)
     return 1 if failed else 0
@@ -134,6 +146,42 @@ def cmd_matrix(args: argparse.Namespace) -> int:
         interval = "" if r["low"] is None or r["low"] == r["high"] else f" [{r['low']:.4g}, {r['high']:.4g}]"
         print(f"{r['chapter']:14} {r['finding']:4} {majors.name(r['major']):>4}  {r['badge']:28} "
               f"{r['kind']:10} {r['runs']} runs, {r['rounds']:3} rounds  {value}{interval} {r['unit'] or ''}")
+    return 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    """This machine's latest run beside the published runs of the same major (repro/compare.py)."""
+    from . import compare
+    found = compare.compare(registry.get(args.name), majors.parse(args.pg) if args.pg else None)
+    if args.json:
+        print(json.dumps(found, ensure_ascii=False, indent=1))
+        return 0
+    print(f"{found['chapter']} on PostgreSQL {majors.name(found['major'])} at {found['scale']} scale: "
+          f"this machine's run of {found['this_machine_run']} beside {len(found['published_runs'])} "
+          f"published run(s)")
+    for f in found["findings"]:
+        mark = "same verdict" if f["same_verdict"] else "DIFFERENT VERDICT"
+        print(f"  {f['finding']} [{f['kind']}] this machine: {f['this_machine']}; published: {f['published']} "
+              f"({f['published_runs']} runs) — {mark}{'; values differ' if f['differ'] else ''}")
+        for c in f["checks"]:
+            def shown(e: dict[str, Any]) -> str:
+                if e["value"] is None:
+                    return "—"
+                return f"{e['value']:.4g}" + (f" [{e['low']:.4g}, {e['high']:.4g}]" if e["low"] is not None
+                                               and e["low"] != e["high"] else "")
+            d = c["difference"]
+            diff = "" if d is None else (f"; {'ratio' if d['kind'] == 'ratio' else 'difference'} "
+                                         f"{d['value']:.3g} [{d['low']:.3g}, {d['high']:.3g}]"
+                                         f"{' (differ)' if d['differ'] else ''}")
+            print(f"     {c['check']}: {shown(c['this_machine'])} vs {shown(c['published'])} {c['unit']}{diff}")
+    print("  machines (this machine | published):")
+    for key, label in compare.MACHINE:
+        m = found["machines"][key]
+        print(f"     {label}: {m['this_machine']} | {m['published']}")
+    if found["settings_that_differ"]:
+        print("  server settings that differ (this machine | published):")
+        for k, (a, b) in found["settings_that_differ"].items():
+            print(f"     {k}: {a or '(default)'} | {b or '(default)'}")
     return 0
 
 
@@ -182,8 +230,16 @@ def cmd_build(args: argparse.Namespace) -> int:
     return 0
 
 
+MACHINE_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")
+
+
 def cmd_archive(args: argparse.Namespace) -> int:
-    """Keep this build's fresh results in the repository's history (results/)."""
+    """Keep this build's fresh results in the repository's history (results/): the project's
+    machine's, or with --machine a contributed run under results/NAME/MACHINE/ (a run against
+    an existing server only so)."""
+    if args.machine is not None and not MACHINE_NAME.fullmatch(args.machine):
+        raise ReproError(f"--machine takes a short name of lowercase letters, digits and dashes, "
+                         f"not {args.machine!r}")
     kept = 0
     for name in registry.chapters():
         chapter = registry.get(name)
@@ -192,7 +248,10 @@ def cmd_archive(args: argparse.Namespace) -> int:
             if doc["key"]["experiment"] != chapter.experiment_hash(doc["scale"]):
                 print(f"skipped {path.name} of {name}: measured by an older experiment")
                 continue
-            print(f"kept {results.archive(doc).relative_to(results.ROOT)}")
+            if doc["key"]["target"] != "container" and args.machine is None:
+                print(f"skipped {path.name} of {name}: a run against an existing server is kept with --machine NAME")
+                continue
+            print(f"kept {results.archive(doc, args.machine).relative_to(results.ROOT)}")
             kept += 1
     print(f"{kept} result(s) kept in results/")
     return 0
@@ -260,6 +319,8 @@ def parser() -> argparse.ArgumentParser:
             s.add_argument("name")
         if name == "check":
             s.add_argument("--json", action="store_true", help="print the verdicts as JSON")
+            s.add_argument("--existing", action="store_true",
+                           help="judge this build's newest run against an existing server (--dsn)")
         if name != "check":
             s.add_argument("--wait", action="store_true",
                            help="wait for a run going on this Docker engine instead of refusing")
@@ -272,14 +333,20 @@ def parser() -> argparse.ArgumentParser:
         s.add_argument("--pg", default=str(majors.DEFAULT_MAJOR), metavar="MAJORS",
                        help=f"PostgreSQL majors, comma-separated (default {majors.DEFAULT_MAJOR})")
         s.set_defaults(fn=fn)
-    sub.add_parser("archive", help="keep this build's results in results/ (the history)"
-                   ).set_defaults(fn=cmd_archive)
+    s = sub.add_parser("archive", help="keep this build's results in results/ (the history)")
+    s.add_argument("--machine", help="keep them as a contributed run of this machine (results/NAME/MACHINE/)")
+    s.set_defaults(fn=cmd_archive)
     s = sub.add_parser("matrix", help="every finding's pooled verdict per major, from stored results")
     s.add_argument("name", nargs="?", help="one chapter (default: all)")
     s.add_argument("--pg", metavar="MAJORS", help="only these majors, comma-separated")
     s.add_argument("--scale", default="default", help=f"one of {', '.join(scales.SCALES)}")
     s.add_argument("--json", action="store_true", help="one object per finding and major")
     s.set_defaults(fn=cmd_matrix)
+    s = sub.add_parser("compare", help="this machine's latest run beside the published runs")
+    s.add_argument("name")
+    s.add_argument("--pg", metavar="MAJOR", help="the major (default: that of this machine's newest result)")
+    s.add_argument("--json", action="store_true", help="one object per finding")
+    s.set_defaults(fn=cmd_compare)
     s = sub.add_parser("noise", help="each chapter's noise: spread, lag-1 correlation, spread between runs")
     s.add_argument("name", nargs="?", help="one chapter (default: all)")
     s.add_argument("--scale", default="default", help=f"one of {', '.join(scales.SCALES)}")

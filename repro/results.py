@@ -35,8 +35,10 @@ def stored_dirs() -> list[Path]:
     return [ROOT / "results", *extra]
 
 
-def path_for(chapter: str, major: int, scale: str) -> Path:
-    return build_dir() / chapter / f"pg{major}-{scale}.json"
+def path_for(chapter: str, major: float, scale: str, target: str = "container") -> Path:
+    """This build's result of a chapter on a major at a scale; a run against an existing
+    server (target "dsn:...") has its own file, so it never replaces the containers' one."""
+    return build_dir() / chapter / f"pg{major:g}-{scale}{'' if target == 'container' else '-dsn'}.json"
 
 
 class CorruptResult(Exception):
@@ -77,30 +79,49 @@ def write_atomically(path: Path, data: str | bytes) -> None:
 
 def save(doc: dict[str, Any], path: Path | None = None) -> Path:
     """Write atomically, so an interrupted run never leaves half a file."""
-    path = path or path_for(doc["chapter"], doc["major"], doc["scale"])
+    path = path or path_for(doc["chapter"], doc["major"], doc["scale"], doc["key"]["target"])
     write_atomically(path, json.dumps(doc, ensure_ascii=False, indent=1))
     return path
 
 
-def archive(doc: dict[str, Any]) -> Path:
-    """Keep a run in the repository's history (results/), named by when it started."""
+def archive(doc: dict[str, Any], machine: str | None = None) -> Path:
+    """Keep a run in the repository's history, named by when it started: results/NAME/ for
+    the project's own machines, results/NAME/MACHINE/ for a contributed run (its machine
+    named in its provenance; the pages pool it apart)."""
     stamp = doc["provenance"]["started"][:19].replace(":", "").replace("-", "")
-    return save(doc, ROOT / "results" / doc["chapter"] /
-                f"pg{doc['major']}-{doc['scale']}-{stamp}.json")
+    folder = ROOT / "results" / doc["chapter"]
+    if machine is not None:
+        doc = {**doc, "provenance": {**doc["provenance"], "machine": machine}}
+        folder = folder / machine
+    return save(doc, folder / f"pg{doc['major']}-{doc['scale']}-{stamp}.json")
 
 
-def _paths(chapter: str) -> list[Path]:
-    paths = sorted(build_dir().glob(f"{chapter}/pg*.json"))
+def machines(chapter: str) -> dict[str, list[tuple[Path, dict[str, Any]]]]:
+    """Contributed runs of a chapter, by machine (results/NAME/MACHINE/)."""
+    found: dict[str, list[tuple[Path, dict[str, Any]]]] = {}
+    for folder in sorted(p for p in (ROOT / "results" / chapter).glob("*") if p.is_dir()):
+        for path in sorted(folder.glob("pg*.json")):
+            try:
+                doc = load(path, chapter)
+            except CorruptResult:
+                continue
+            if doc is not None:
+                found.setdefault(folder.name, []).append((path, doc))
+    return found
+
+
+def _paths(chapter: str, build: bool = True) -> list[Path]:
+    paths = sorted(build_dir().glob(f"{chapter}/pg*.json")) if build else []
     for d in stored_dirs():
         paths += sorted(d.glob(f"{chapter}/pg*.json"))
     return paths
 
 
-def files(chapter: str) -> list[tuple[Path, dict[str, Any]]]:
-    """Every readable result of a chapter with its file: this build's and the stored ones
-    (each run once, this build's copy first)."""
+def files(chapter: str, build: bool = True) -> list[tuple[Path, dict[str, Any]]]:
+    """Every readable result of a chapter with its file: this build's (unless `build` is
+    False) and the stored ones (each run once, this build's copy first)."""
     found: dict[tuple, tuple[Path, dict[str, Any]]] = {}
-    for path in _paths(chapter):
+    for path in _paths(chapter, build):
         try:
             doc = load(path, chapter)
         except CorruptResult:

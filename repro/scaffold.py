@@ -31,7 +31,6 @@ CHAPTER = Chapter(
     tables=TABLES,
     charts=CHARTS,
     numbers=numbers,
-    supports_dsn=True,  # one server, no restarts: it can run against an existing server
 )
 ''',
     "experiment.py": '''"""What runs on the server (replace): pgbench TPC-B with synchronous_commit on and off,

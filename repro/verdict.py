@@ -209,6 +209,7 @@ class Environment:
     cpus: int | None
     features: frozenset[str]
     raw: dict[str, Any]
+    external: bool = False  # an existing server (--dsn), not containers of the run
 
 
 @dataclass(frozen=True)
@@ -222,21 +223,38 @@ class Requirement:
     label: Text
     of_major: bool = False  # scopes a finding to some majors, rather than asking the machine
     of_image: bool = False  # asks the image for a package that not every machine can install
+    of_target: bool = False  # needs a server of the run's own (not an existing one)
+
+
+def _has(e: Environment) -> Text:
+    """The CPUs the result's server had, as a requirement's reason says it."""
+    if e.cpus is None:
+        return Text("既存のサーバーの CPU 数はここからは分かりません", "an existing server's CPU count is not known here")
+    return Text(f"このエンジンは {e.cpus} 個", f"this engine has {e.cpus}")
 
 
 def min_cpus(n: int) -> Requirement:
     return Requirement(lambda e: e.cpus is not None and e.cpus >= n,
-                       lambda e: Text(f"CPU が {n} 個以上要ります (このエンジンは {e.cpus} 個)。",
-                                      f"Needs at least {n} CPUs (this engine has {e.cpus})."),
+                       lambda e: Text(f"CPU が {n} 個以上要ります ({_has(e).ja})。",
+                                      f"Needs at least {n} CPUs ({_has(e).en})."),
                        Text(f"CPU {n} 個以上", f"≥ {n} CPUs"))
 
 
 def max_cpus(n: int) -> Requirement:
     """For a claim scoped to small machines (what holds on n CPUs need not on many)."""
     return Requirement(lambda e: e.cpus is not None and e.cpus <= n,
-                       lambda e: Text(f"CPU が {n} 個以下のマシンについての主張です (このエンジンは {e.cpus} 個)。",
-                                      f"A claim about machines of at most {n} CPUs (this engine has {e.cpus})."),
+                       lambda e: Text(f"CPU が {n} 個以下のマシンについての主張です ({_has(e).ja})。",
+                                      f"A claim about machines of at most {n} CPUs ({_has(e).en})."),
                        Text(f"CPU {n} 個以下", f"≤ {n} CPUs"))
+
+
+def own_server(what: Text) -> Requirement:
+    """What only a server the run starts allows (a restart, a preload, a second server, the
+    server's machine): against an existing server (--dsn) the finding is not applicable."""
+    return Requirement(lambda e: not e.external,
+                       lambda e: Text(f"既存のサーバーに対しては判定できません: {what.ja}が要ります。",
+                                      f"Not applicable against an existing server: needs {what.en}."),
+                       what, of_target=True)
 
 
 def majors(first: int | None = None, last: int | None = None, why: Text | None = None
@@ -338,6 +356,7 @@ class Verdict:
     reason: Text | None = None
     lacking: Text | None = None  # not applicable: the requirement's label
     other_majors: bool = False  # not applicable because the finding is scoped to other majors
+    of_target: bool = False  # not applicable because the run used an existing server
     runs: int = 0  # the runs it pools (stats.pool), and their rounds
     rounds: int = 0
 
@@ -358,6 +377,9 @@ class Verdict:
         base = STATUS[self.status]
         if self.status == CHANGED and self.finding.changed_in:
             return Text(f"{self.finding.changed_in.major} で変化", f"changed in {self.finding.changed_in.major}")
+        if self.status == NOT_APPLICABLE and self.lacking and self.of_target:
+            return Text(f"既存のサーバーでは対象外: {self.lacking.ja}が必要",
+                        f"not applicable against an existing server: needs {self.lacking.en}")
         if self.status == NOT_APPLICABLE and self.lacking and self.other_majors:
             return Text(f"{self.lacking.ja}が対象", f"applies to {self.lacking.en}")  # not a lack of this machine
         if self.status == NOT_APPLICABLE and self.lacking:
@@ -418,8 +440,8 @@ class Finding:
         if not usable:
             env = runs[-1][1]
             requirement = next(q for q in self.requires if not q.met(env))
-            return Verdict(self, NOT_APPLICABLE, reason=requirement.reason(env),
-                           lacking=requirement.label, other_majors=requirement.of_major)
+            return Verdict(self, NOT_APPLICABLE, reason=requirement.reason(env), lacking=requirement.label,
+                           other_majors=requirement.of_major, of_target=requirement.of_target)
         rounds = [r for r, _ in usable]
         results = []
         for check in self.checks:

@@ -25,7 +25,12 @@ def repro(*args: str, **env: str) -> subprocess.CompletedProcess:
     (["run", "auto_explain", "--scale", "tiny"], {"DOCKER_HOST": "unix:///nonexistent/docker.sock"},
      "no Docker engine reachable at unix:///nonexistent/docker.sock"),
     (["run", "auto_explain", "--dsn", "host=127.0.0.1 port=1 dbname=x connect_timeout=3"], {},
-     "chapter auto_explain cannot run against a DSN"),
+     "cannot connect to the DSN"),
+    (["run", "auto_explain", "--dsn", "host=127.0.0.1 port=1 password=secret"], {},
+     "the DSN carries a password"),
+    (["matrix", "no_such_chapter"], {}, "unknown chapter 'no_such_chapter'"),
+    (["matrix", "--pg", "8"], {}, "PostgreSQL 8 is not one of the majors"),
+    (["archive", "--machine", "Bad Name"], {}, "--machine takes a short name"),
 ])
 def test_bad_input(args: list[str], env: dict[str, str], message: str) -> None:
     r = repro(*args, **env)

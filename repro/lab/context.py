@@ -10,7 +10,7 @@ from ..chapter import Chapter
 from ..errors import ReproError
 from ..text import Text
 from .measure import Measurements, Plan, Progress, Undecided, run_rounds
-from .servers import Lab, Server
+from .servers import Lab, Server, extensions
 
 
 def settings_file(path: Path) -> dict[str, str]:
@@ -43,9 +43,18 @@ class RunContext:
     def major(self) -> float:
         return self.lab.major
 
+    @property
+    def external(self) -> bool:
+        """Against an existing server (--dsn): one server, no restarts, no access to its
+        machine; the experiment runs what it can there (its docstring says what)."""
+        return self.dsn is not None
+
     def has(self, feature: str) -> bool:
         """Whether the run's image carries `feature` (an extension or a tool, as its labels
-        say): a chapter runs what it can without it."""
+        say), or, against an existing server, whether that server offers the extension: a
+        chapter runs what it can without it."""
+        if self.dsn:
+            return feature in extensions(self.dsn)
         return self.lab.image is not None and feature in self.lab.image.features
 
     def step(self, what: str) -> None:
@@ -66,8 +75,9 @@ class RunContext:
         self.raw[key] = value
 
     def server(self, role: Text | str, settings: dict[str, str], **kwargs: Any) -> Server:
-        """A server for `role` with command-line settings, or the external one (--dsn)."""
-        return self.lab.external(self.dsn, role) if self.dsn else \
+        """A server for `role` with command-line settings; against an existing server (--dsn),
+        a scratch database there, with the settings a session may set (servers.ExternalServer)."""
+        return self.lab.external(self.dsn, role, settings) if self.dsn else \
             self.lab.server(role, settings, **kwargs)
 
     def servers(self, roles: dict[Text, dict[str, str]], prepare: Callable[[Server], None]
@@ -75,7 +85,7 @@ class RunContext:
         """Start one server per role and `prepare` each (load data, warm up), all at once:
         on 2 cores the set-up of two servers overlaps well with each other."""
         def start(item: tuple[Text, dict[str, str]]) -> Server:
-            server = self.lab.server(*item)
+            server = self.server(*item)
             prepare(server)
             return server
         with ThreadPoolExecutor(len(roles)) as pool:

@@ -54,6 +54,8 @@ def server(s: Server) -> dict[str, Any]:
                   if s.image else None),
         "settings": {k: redacted(v) for k, v in s.setting_rows().items()},
         "absent_settings": list(s.absent),  # asked for, but not in this major: left out
+        **({"session_settings": dict(s.session)} if s.session else {}),  # an existing server's
+        **({"unapplied_settings": {k: list(v) for k, v in s.unapplied.items()}} if s.unapplied else {}),
     }
 
 

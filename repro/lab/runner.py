@@ -20,7 +20,7 @@ from . import engine, provenance
 from .context import RunContext
 from .measure import Progress
 from .runlock import engine_lock
-from .servers import Lab, check_dsn, without_password
+from .servers import Lab, check_dsn, extensions, without_password
 
 
 def check_scale(chapter: Chapter, scale: str) -> dict[str, Any]:
@@ -31,6 +31,11 @@ def target_of(dsn: str | None) -> str:
     """The target in the cache key: the DSN as given, which carries no password (see
     servers.check_dsn; stripped once more all the same)."""
     return "container" if dsn is None else "dsn:" + without_password(dsn)
+
+
+def target_label(dsn: str | None) -> str:
+    """Provenance's target: the run's containers, or an existing server."""
+    return "container" if dsn is None else "external server (DSN)"
 
 
 def stored(path: Any, chapter: Chapter, warn: Callable[[str], None]) -> dict[str, Any] | None:
@@ -58,7 +63,7 @@ def _keyed(chapter: Chapter, scale: str, major: float, lab_major: float, dsn: st
     """The image a run uses, the key of its result, and where the result goes."""
     image = engine.resolve_image(lab_major)
     key = results.cache_key(chapter.experiment_hash(scale), scale, image.key, target_of(dsn))
-    return image, key, results.path_for(chapter.name, major, scale)
+    return image, key, results.path_for(chapter.name, major, scale, key["target"])
 
 
 def is_cached(chapter: Chapter, scale: str, major: float) -> bool:
@@ -86,9 +91,6 @@ def run(chapter: Chapter, scale: str = "default", major: float = majors.DEFAULT_
     while holding the engine's run lock (`wait` waits for a run that holds it)."""
     params = check_scale(chapter, scale)
     if dsn:
-        if not chapter.supports_dsn:
-            raise ReproError(f"chapter {chapter.name} cannot run against a DSN: it starts and "
-                             f"restarts servers of its own")
         major = check_dsn(dsn)
     lab_major = majors.DEFAULT_MAJOR if dsn else major  # with a DSN, the image only runs pgbench
     image, key, path = _keyed(chapter, scale, major, lab_major, dsn)
@@ -99,14 +101,15 @@ def run(chapter: Chapter, scale: str = "default", major: float = majors.DEFAULT_
     started = datetime.now(timezone.utc)
     doc: dict[str, Any] = {"chapter": chapter.name, "format": results.FORMAT, "key": key,
                            "major": major, "scale": scale, "scale_params": params}
-    cpus = engine.info().get("NCPU")
-    env = Environment(major, cpus, image.features, {})
+    cpus = None if dsn else engine.info().get("NCPU")  # an existing server's are not known
+    features = extensions(dsn) if dsn else image.features
+    env = Environment(major, cpus, features, {}, external=dsn is not None)
     unmet = [r.reason(env) for r in chapter.requires if not r.met(env)]
     if unmet:
         doc |= {"raw": {}, "unavailable": Text.join(unmet, "", " ").as_dict(),
             "provenance": {"started": started.isoformat(timespec="seconds"), "duration_s": 0,
-                           "target": "container", "servers": [], "host": provenance.host(None),
-                           "features": sorted(image.features), "experiment": key["experiment"],
+                           "target": target_label(dsn), "servers": [], "host": provenance.host(None),
+                           "features": sorted(features), "experiment": key["experiment"],
                            "git": provenance.commit()}}
         results.save(doc, path)
         return doc, False
@@ -129,7 +132,8 @@ def run(chapter: Chapter, scale: str = "default", major: float = majors.DEFAULT_
                         if r.doc["key"]["target"] == key["target"]]
 
             def decide(raw: dict[str, Any], extra: int) -> tuple[set[str], list[str]]:
-                current = (Rounds(raw, minimum=params["rounds"]), Environment(major, cpus, image.features, raw))
+                current = (Rounds(raw, minimum=params["rounds"]),
+                           Environment(major, cpus, features, raw, external=dsn is not None))
                 return undecided(chapter.findings, current, history, extra)
 
             ctx = RunContext(chapter, scale, params, lab, progress, dsn, decide)
@@ -147,8 +151,8 @@ def run(chapter: Chapter, scale: str = "default", major: float = majors.DEFAULT_
         doc |= {"raw": ctx.raw, "provenance": {
             "started": started.isoformat(timespec="seconds"),
             "duration_s": round(time.monotonic() - t0, 1),
-            "target": "container" if dsn is None else "external server (DSN)",
-            "servers": servers, "host": host, "features": sorted(image.features),
+            "target": target_label(dsn),
+            "servers": servers, "host": host, "features": sorted(features),
             "experiment": key["experiment"], "git": provenance.commit()}}
     doc["verdicts"] = [v.as_dict() for v in Run(chapter, doc).verdicts]  # as judged at run time
     results.save(doc, path)

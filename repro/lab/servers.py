@@ -70,6 +70,8 @@ class Server:
     image: engine.Image | None
     role: Text | str  # what the server is for, shown in provenance
     absent: Sequence[str] = ()  # settings asked for that this major does not have (left out)
+    session: dict[str, str] = {}  # settings set per session (an existing server only)
+    unapplied: dict[str, tuple[str, str]] = {}  # asked for, but the existing server's differ
 
     def conninfo(self) -> str:
         raise NotImplementedError
@@ -221,9 +223,14 @@ class ContainerServer(Server):
                 time.sleep(0.1)
 
 
+def _options(settings: dict[str, str]) -> str:
+    """Session settings as libpq's options (-c k=v, spaces in a value escaped)."""
+    return " ".join(f"-c {k}={str(v).replace(' ', chr(92) + ' ')}" for k, v in settings.items())
+
+
 def _pgoptions(options: dict[str, str] | None) -> dict[str, str]:
     """Session settings for a client program, as the PGOPTIONS environment variable."""
-    return {"PGOPTIONS": " ".join(f"-c {k}={v}" for k, v in (options or {}).items())}
+    return {"PGOPTIONS": _options(options or {})}
 
 
 def check_dsn(dsn: str) -> float:
@@ -250,7 +257,18 @@ def _connect_dsn(dsn: str) -> tuple[float, dict[str, str], str | None]:
         lines = str(exc).strip().splitlines()
         raise ReproError(f"cannot connect to the DSN: {lines[-1] if lines else type(exc).__name__}"
                          ) from None
-    return (9.6 if num // 100 == 906 else num // 10000), params, password or None
+    major = 9.6 if num // 100 == 906 else num // 10000
+    if major not in majors.MAJORS:
+        raise ReproError(f"the server at the DSN is PostgreSQL {num} (server_version_num); this report "
+                         f"covers {majors.name(majors.MAJORS[0])} to {majors.name(majors.MAJORS[-1])}")
+    return major, params, password or None
+
+
+def extensions(dsn: str) -> frozenset[str]:
+    """What an existing server offers as features: its available extensions (no tools run on
+    its machine, so strace and the like are never among them)."""
+    with psycopg.connect(dsn, connect_timeout=10) as conn:
+        return frozenset(r[0] for r in conn.execute("SELECT name FROM pg_available_extensions"))
 
 
 def without_password(dsn: str) -> str:
@@ -258,21 +276,61 @@ def without_password(dsn: str) -> str:
     return make_conninfo(**{k: v for k, v in conninfo_to_dict(dsn).items() if k != "password"})
 
 
-class ExternalServer(Server):
-    """An existing server given by DSN; client programs run in a helper container.
+class NeedsOwnServer(ReproError):
+    """What a run asked of an existing server that only a server of its own allows: a
+    restart, ALTER SYSTEM, a program on the server's machine."""
 
-    It cannot be restarted: chapters that need restarts refuse a DSN.
+
+CLIENT_PROGRAMS = ("pgbench", "psql")  # what runs beside an existing server (in the helper)
+SESSION_CONTEXTS = ("user", "superuser")  # settings a session may set (superuser: if it is one)
+
+
+class ExternalServer(Server):
+    """An existing server given by DSN, used through a scratch database of the run that the
+    lab creates and drops; client programs run in a helper container on the host network.
+
+    Nothing on the server changes but that database: settings the experiment asks for are
+    set per session where the role may (`session`), the others are only compared with the
+    server's own values (`unapplied`: {name: (asked, the server's)}); a restart, ALTER
+    SYSTEM or a program on the server's machine raise NeedsOwnServer.
     """
 
-    def __init__(self, dsn: str, client: Any, role: Text | str) -> None:
+    def __init__(self, dsn: str, client: Any, role: Text | str, database: str,
+                 settings: dict[str, str] | None = None) -> None:
         self.dsn = dsn
         self.client = client
         self.image = None  # the server's own image is unknown; provenance has its version()
         self.role = role
+        self.database = database
         self.major, self._params, self._password = _connect_dsn(dsn)
+        self.session: dict[str, str] = {}
+        self.unapplied: dict[str, tuple[str, str]] = {}
+        self._sort(settings or {})
+
+    def _sort(self, settings: dict[str, str]) -> None:
+        """Which settings a session can set, and how the others compare with the server's."""
+        superuser = self.sql("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")[0][0]
+        for name, value in settings.items():
+            rows = self.sql("SELECT context, current_setting(name) FROM pg_settings WHERE name = %s", (name,))
+            if not rows and "." in name:  # an extension's own (auto_explain.*): set by the session
+                self.session[name] = value
+            elif rows and (rows[0][0] == "user" or (rows[0][0] == "superuser" and superuser)):
+                self.session[name] = value
+            elif rows and rows[0][1].lower() != value.lower():
+                self.unapplied[name] = (value, rows[0][1])
+            elif not rows:
+                self.absent = [*self.absent, name]
 
     def conninfo(self) -> str:
-        return self.dsn
+        options = _options(self.session)
+        return make_conninfo(self.dsn, dbname=self.database, **({"options": options} if options else {}))
+
+    def run(self, cmd: list[str], env: dict[str, str] | None = None) -> str:
+        if cmd[0] not in CLIENT_PROGRAMS:
+            raise NeedsOwnServer(f"`{cmd[0]}` would run on the server's machine, which a run against "
+                                 f"an existing server does not reach")
+        return super().run(cmd, {"PGOPTIONS": " ".join(filter(None, [
+            _options(self.session), (env or {}).get("PGOPTIONS", "")]))})
 
     def _client_exec(self, cmd: list[str], env: dict[str, str]) -> tuple[int, str]:
         """In the helper container, which has none of this machine's libpq files: the
@@ -283,11 +341,42 @@ class ExternalServer(Server):
         return result.exit_code, result.output.decode(errors="replace")
 
     def _client_target(self) -> list[str]:
-        return [make_conninfo(**self._params)]
+        return [make_conninfo(**(self._params | {"dbname": self.database}))]
+
+    def restart(self, settings: dict[str, str] | None) -> None:
+        raise NeedsOwnServer("a restart of an existing server is not this run's to make")
+
+    def set(self, settings: dict[str, str]) -> None:
+        raise NeedsOwnServer("ALTER SYSTEM on an existing server is not this run's to make")
 
     @property
     def docker(self) -> Any:
         return self.client
+
+
+def _scratch_database(dsn: str, name: str) -> None:
+    """Create the run's database on an existing server; refuse a role that may not."""
+    with psycopg.connect(dsn, autocommit=True, connect_timeout=10) as conn:
+        user, can = conn.execute("SELECT current_user, rolcreatedb OR rolsuper FROM pg_roles "
+                                 "WHERE rolname = current_user").fetchone()
+        if not can:
+            raise ReproError(f"the role {user} may not create databases (CREATEDB): a run against an "
+                             f"existing server works in a scratch database of its own")
+        conn.execute(pgsql.SQL("CREATE DATABASE {}").format(pgsql.Identifier(name)))
+
+
+def _drop_database(dsn: str, name: str) -> None:
+    """Drop the run's database, ending its sessions first (the run's own)."""
+    with psycopg.connect(dsn, autocommit=True, connect_timeout=10) as conn:
+        conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                     "WHERE datname = %s AND pid <> pg_backend_pid()", (name,))
+        for _ in range(50):
+            try:
+                conn.execute(pgsql.SQL("DROP DATABASE IF EXISTS {}").format(pgsql.Identifier(name)))
+                return
+            except psycopg.errors.ObjectInUse:  # a session still ending
+                time.sleep(0.1)
+        raise ReproError(f"could not drop the scratch database {name}: sessions still use it")
 
 
 class Lab:
@@ -305,6 +394,8 @@ class Lab:
         self._starting = False
         self._pending: int | None = None
         self._known: frozenset[str] | None = None
+        self._helper: Any = None  # the client container beside an existing server
+        self._databases: list[tuple[str, str]] = []  # (DSN, scratch database) to drop
 
     # -- life cycle ---------------------------------------------------------
     def __enter__(self) -> Lab:
@@ -342,8 +433,16 @@ class Lab:
                 raise KeyboardInterrupt(f"signal {self._pending}")
 
     def close(self) -> None:
-        """Remove every container and network of this run: those recorded, then anything
-        else carrying the run's label (a container whose creation a signal cut short)."""
+        """Drop the scratch databases on existing servers, then remove every container and
+        network of this run: those recorded, then anything else carrying the run's label (a
+        container whose creation a signal cut short)."""
+        failed = []
+        for dsn, name in self._databases:
+            try:
+                _drop_database(dsn, name)
+            except (psycopg.Error, ReproError) as exc:
+                failed.append(f"{name}: {str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__}")
+        self._databases.clear()
         c = engine.client()
         label = {"label": f"{RUN_LABEL}={self.run_id}"}
         containers = list(reversed(self._containers))
@@ -361,6 +460,9 @@ class Lab:
                 pass
         self._containers.clear()
         self._networks.clear()
+        if failed:
+            raise ReproError("could not drop the run's scratch database on the existing server: "
+                             + "; ".join(failed))
 
     # -- resources ------------------------------------------------------------
     def _image(self) -> engine.Image:
@@ -467,16 +569,24 @@ class Lab:
             time.sleep(0.05)
         return standby
 
-    def external(self, dsn: str, role: Text | str) -> ExternalServer:
-        """An existing server; pgbench and friends run in a helper container on the host network."""
+    def external(self, dsn: str, role: Text | str, settings: dict[str, str] | None = None
+                 ) -> ExternalServer:
+        """An existing server, through a scratch database of this run (dropped when the lab
+        closes, also after an error or a signal); pgbench and psql run in a helper container
+        on the host network."""
         check_dsn(dsn)
         image = self._image()
+        if self._helper is None:
+            with self._creating():
+                self._helper = engine.client().containers.run(
+                    image.name, ["sleep", "infinity"], detach=True, network_mode="host",
+                    labels={RUN_LABEL: self.run_id}, entrypoint=[])
+                self._containers.append(self._helper)
+        name = f"repro_{self.run_id}_{len(self._databases) + 1}"  # one per role: each its own tables
         with self._creating():
-            helper = engine.client().containers.run(
-                image.name, ["sleep", "infinity"], detach=True, network_mode="host",
-                labels={RUN_LABEL: self.run_id}, entrypoint=[])
-            self._containers.append(helper)
-        server = ExternalServer(dsn, helper, role)
+            self._databases.append((dsn, name))
+            _scratch_database(dsn, name)
+        server = ExternalServer(dsn, self._helper, role, name, fixed_settings(check_dsn(dsn)) | (settings or {}))
         self.servers.append(server)
         return server
 

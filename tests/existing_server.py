@@ -1,0 +1,92 @@
+"""A PostgreSQL server that the project does not start: Debian's `postgresql` package on
+this machine (scripts/install-system.sh dsn installs it), as an engineer's own server. A
+cluster of its own in a scratch directory, on a free port of 127.0.0.1, with password
+(SCRAM) authentication, started and stopped by the test that wants it, and only that one.
+
+`python tests/existing_server.py DIR` starts one for trying things by hand and prints how
+to reach and stop it.
+"""
+from __future__ import annotations
+
+import glob
+import os
+import secrets
+import socket
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+SUPERUSER = "bench"  # what the chapters' docstrings say a run against an existing server needs
+NO_CREATEDB = "reader"  # a role that cannot create the run's scratch database
+
+
+def binaries() -> Path | None:
+    """The newest Debian PostgreSQL server installed on this machine."""
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"), key=lambda p: float(p.split("/")[4]))
+    return Path(found[-1]).parent if found else None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _as_postgres(cmd: list[str], **kwargs) -> subprocess.CompletedProcess:
+    """Debian's server refuses to run as root: run it as the package's postgres user."""
+    prefix = ["setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups"] if os.geteuid() == 0 else []
+    return subprocess.run(prefix + cmd, check=True, capture_output=True, text=True, **kwargs)
+
+
+@dataclass
+class ExistingServer:
+    directory: Path
+    port: int
+    password: str
+
+    def dsn(self, user: str = SUPERUSER, dbname: str = "postgres") -> str:
+        return f"host=127.0.0.1 port={self.port} user={user} dbname={dbname}"
+
+    def sql(self, query: str, user: str = SUPERUSER) -> str:
+        return subprocess.run([str(binaries() / "psql"), "-XAtq", "-d", self.dsn(user), "-c", query],
+                              check=True, capture_output=True, text=True,
+                              env={**os.environ, "PGPASSWORD": self.password}).stdout
+
+    def stop(self) -> None:
+        _as_postgres([str(binaries() / "pg_ctl"), "-D", str(self.directory / "data"), "-m", "fast", "-w", "stop"])
+
+
+def start(directory: Path) -> ExistingServer:
+    """initdb, start, and create the two roles with one password (given to the runs through
+    PGPASSWORD only)."""
+    bin_dir = binaries()
+    if bin_dir is None:
+        raise RuntimeError("no Debian PostgreSQL server here: scripts/install-system.sh dsn installs it")
+    directory.mkdir(parents=True, exist_ok=True)
+    os.chown(directory, *_ids())
+    data, port, password = directory / "data", _free_port(), secrets.token_urlsafe(16)
+    pwfile = directory / "pw"
+    pwfile.write_text(password)
+    os.chown(pwfile, *_ids())
+    _as_postgres([str(bin_dir / "initdb"), "-D", str(data), "-U", SUPERUSER, "--pwfile", str(pwfile),
+                  "--auth", "scram-sha-256", "-E", "UTF8", "--locale", "C"])
+    pwfile.unlink()
+    _as_postgres([str(bin_dir / "pg_ctl"), "-D", str(data), "-w", "-l", str(directory / "log"), "-o",
+                  f"-p {port} -c listen_addresses=127.0.0.1 -c unix_socket_directories={directory}",
+                  "start"])
+    server = ExistingServer(directory, port, password)
+    server.sql(f"CREATE ROLE {NO_CREATEDB} LOGIN PASSWORD '{password}'")
+    return server
+
+
+def _ids() -> tuple[int, int]:
+    import pwd
+    entry = pwd.getpwnam("postgres")
+    return entry.pw_uid, entry.pw_gid
+
+
+if __name__ == "__main__":
+    s = start(Path(sys.argv[1]))
+    print(f"DSN: {s.dsn()}\nPGPASSWORD={s.password}\nstop: setpriv --reuid=postgres --regid=postgres "
+          f"--init-groups {binaries()}/pg_ctl -D {s.directory}/data stop")
