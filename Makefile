@@ -76,8 +76,11 @@ results: system
 	@$(MAKE) -s -j2 venv image
 	$(PY) -m repro build --scale $(SCALE) --pg $(PG) $(if $(CHAPTERS),--only $(CHAPTERS)) $(if $(WAIT),--wait)
 
+# RUNS=N: N new runs of each chapter on each major, each kept in results/ (the history the
+# verdicts pool); without it, only what is missing or stale
 matrix: venv images
-	$(PY) -m repro build --scale $(SCALE) --pg $(subst $(space),$(comma),$(strip $(MAJORS))) $(if $(WAIT),--wait)
+	$(PY) -m repro build --scale $(SCALE) --pg $(subst $(space),$(comma),$(strip $(MAJORS))) $(if $(WAIT),--wait) \
+	  $(if $(CHAPTERS),--only $(CHAPTERS)) $(if $(RUNS),--runs $(RUNS))
 
 html: system $(if $(filter cached,$(REPRO)),venv,results) check-po
 	@for lang in ja en; do \

@@ -35,7 +35,7 @@ def print_verdicts(doc: dict[str, Any]) -> int:
     width = max(len(s) for s in STATUSES)
     for v in pooled:
         flag = "" if v.finding.expected else " (not expected to hold here)"
-        status = v.status.upper() if v.status not in (CHANGED, NOT_APPLICABLE) else v.badge().en.upper()
+        status = v.status.upper() if v.status not in (CHANGED, NOT_APPLICABLE) else v.badge().en
         where = f", {v.runs} runs ({v.rounds} rounds)" if v.runs > 1 else ""
         alone = f"; this run alone: {own[v.finding.id]}" if v.runs > 1 and own[v.finding.id] != v.status else ""
         print(f"  {v.finding.id} {status:{width}} [{v.finding.kind}{where}{alone}] {v.finding.claim.en}{flag}")
@@ -50,7 +50,8 @@ def print_verdicts(doc: dict[str, Any]) -> int:
     rounds = run.rounds
     counts = sorted({rounds.count(c) for c in rounds.conditions()})
     logs = [log["stopped"] for log in doc["raw"].get("rounds_log", [])]
-    print(f"  rounds per condition in this run: {', '.join(map(str, counts))} ({'; '.join(logs)})")
+    if counts:
+        print(f"  rounds per condition in this run: {', '.join(map(str, counts))} ({'; '.join(logs)})")
     return sum(v.failed for v in pooled)
 
 
@@ -95,7 +96,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def _existing(name: str, scale: str) -> list[dict[str, Any]]:
     """This build's newest run of a chapter against an existing server (--dsn)."""
-    found = [results.load(p, name) for p in sorted(results.build_dir().glob(f"{name}/pg*-{scale}-dsn.json"))]
+    found = [results.load(p, name) for p in sorted(results.build_dir().glob(f"{name}/pg*-{scale}-dsn-*.json"))]
     if not found:
         raise ReproError(f"no run of {name} against an existing server at {scale} scale yet; run "
                          f"`make repro-{name} DSN=\"...\"`")
@@ -203,27 +204,34 @@ def cmd_noise(args: argparse.Namespace) -> int:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    """Bring every chapter's result up to date (used by `make html`)."""
+    """Bring every chapter's result up to date (used by `make html`); with --runs N, make N
+    new runs of each on each major and keep every one in results/ (the stored history that
+    the verdicts pool), one run at a time."""
     from .lab import runner
     chosen = [registry.get(n) for n in args.only.split(",")] if args.only else \
         list(registry.chapters().values())
-    todo = [(c, m) for m in majors.parse_list(args.pg) for c in chosen if not runner.is_cached(c, args.scale, m)]
+    if args.runs < 0:
+        raise ReproError("--runs takes a number of runs, 1 or more")
+    todo = [(c, m) for m in majors.parse_list(args.pg) for c in chosen
+            for _ in range(args.runs or (0 if runner.is_cached(c, args.scale, m) else 1))]
     if todo:
         total = sum(runner.expected_s(c, args.scale) for c, _ in todo)
         print(f"{len(todo)} chapter run(s) to make at {args.scale} scale, about {total / 60:.0f} min "
               f"(from earlier runs' durations; a chapter stops once its findings are decided): "
               + ", ".join(f"{c.name} on {majors.name(m)}" for c, m in todo), flush=True)
     stopped: list[ChapterStopped] = []
-    for major in majors.parse_list(args.pg):
-        for chapter in chosen:
-            try:
-                doc, reused = runner.run(chapter, args.scale, major, wait=args.wait)
-            except ChapterStopped as exc:  # one chapter's failure does not cost the others' runs
-                print(f"{exc.detail()}error: {exc}", file=sys.stderr, flush=True)
-                stopped.append(exc)
-                continue
-            print(f"{chapter.name} on PostgreSQL {majors.name(major)}: "
-                  f"{'cached' if reused else 'ran'} ({doc['provenance']['duration_s']:.0f} s)")
+    for i in range(max(args.runs, 1)):
+        for major in majors.parse_list(args.pg):
+            for chapter in chosen:
+                try:
+                    doc, reused = runner.run(chapter, args.scale, major, force=args.runs > 0, wait=args.wait)
+                except ChapterStopped as exc:  # one chapter's failure does not cost the others' runs
+                    print(f"{exc.detail()}error: {exc}", file=sys.stderr, flush=True)
+                    stopped.append(exc)
+                    continue
+                kept = f"; kept {results.archive(doc).relative_to(results.ROOT)}" if args.runs else ""
+                print(f"{chapter.name} on PostgreSQL {majors.name(major)}: "
+                      f"{'cached' if reused else 'ran'} ({doc['provenance']['duration_s']:.0f} s){kept}", flush=True)
     if stopped:
         print(f"error: {len(stopped)} run(s) stopped: " + "; ".join(map(str, stopped)), file=sys.stderr)
         return 1
@@ -326,8 +334,10 @@ def parser() -> argparse.ArgumentParser:
                            help="wait for a run going on this Docker engine instead of refusing")
         if name == "build":
             s.add_argument("--only", metavar="CHAPTERS", help="these chapters, comma-separated")
+            s.add_argument("--runs", type=int, default=0, metavar="N",
+                           help="make N new runs of each (rotating chapters and majors) and keep each in results/")
         if name == "run":
-            s.add_argument("--dsn", help="run against an existing server (chapters that allow it)")
+            s.add_argument("--dsn", help="run against an existing server (README: what each chapter judges there)")
             s.add_argument("--force", action="store_true", help="run even if a fresh result exists")
         s.add_argument("--scale", default="default", help=f"one of {', '.join(scales.SCALES)}")
         s.add_argument("--pg", default=str(majors.DEFAULT_MAJOR), metavar="MAJORS",

@@ -37,8 +37,10 @@ def stored_dirs() -> list[Path]:
 
 def path_for(chapter: str, major: float, scale: str, target: str = "container") -> Path:
     """This build's result of a chapter on a major at a scale; a run against an existing
-    server (target "dsn:...") has its own file, so it never replaces the containers' one."""
-    return build_dir() / chapter / f"pg{major:g}-{scale}{'' if target == 'container' else '-dsn'}.json"
+    server (target "dsn:...") has a file of its own per server, so it never replaces the
+    containers' one, nor another server's."""
+    suffix = "" if target == "container" else "-dsn-" + hashlib.sha256(target.encode()).hexdigest()[:8]
+    return build_dir() / chapter / f"pg{major:g}-{scale}{suffix}.json"
 
 
 class CorruptResult(Exception):

@@ -4,8 +4,8 @@ A round is the unit of repetition: every condition measured once, conditions
 interleaved. A statistic (a paired ratio, a change against a baseline, a share) is
 evaluated on each round alone, so a paired comparison stays paired within its round,
 and the rounds' values are independent repetitions of one measurement (their lag-1
-correlation, measured on the stored runs, is what independent rounds give: see
-docs/method.md). A run's estimate is their mean, on the log scale for ratios and changes
+correlation on the stored runs is within 0.1 of what independent rounds give: `python -m
+repro noise`). A run's estimate is their mean, on the log scale for ratios and changes
 (multiplicative noise).
 
 A verdict speaks of a PostgreSQL major, not of one run: runs of the same experiment

@@ -275,7 +275,8 @@ def majors(first: int | None = None, last: int | None = None, why: Text | None =
 def feature(name: str, why: Text | None = None) -> Requirement:
     """An image feature (an extension, a tool); `why` says how an image gets it."""
     def reason(e: Environment) -> Text:
-        head = Text(f"このイメージには {name} がありません。", f"This image has no {name}.")
+        head = Text(f"このサーバーには {name} がありません。", f"This server has no {name}.") if e.external else \
+            Text(f"このイメージには {name} がありません。", f"This image has no {name}.")
         return Text.join([head, why], " ", " ") if why else head
     return Requirement(lambda e: name in e.features, reason, Text(name, name), of_image=True)
 

@@ -17,6 +17,8 @@
 #   texlive-* latexmk  the PDF of the report (Japanese through upLaTeX)
 #   stress-ng    keeps a core busy for the verdict-stability benchmark under load
 #   mecab-ipadic the IPA dictionary's word lists: the fulltext chapter's Japanese records
+#   postgresql   a server the project does not start, for the test of runs against an
+#                existing server (tests/existing_server.py starts a cluster of its own)
 set -euo pipefail
 engine=(docker.io)
 command -v dockerd > /dev/null && ! dpkg-query -W docker.io > /dev/null 2>&1 && engine=()
@@ -24,7 +26,7 @@ run=("${engine[@]}" mmdebstrap maven unzip xz-utils mecab-ipadic)
 site=(gettext plantuml graphviz fonts-noto-cjk texlive-lang-japanese texlive-latex-recommended
       texlive-latex-extra texlive-plain-generic texlive-fonts-recommended tex-gyre latexmk)
 case "${1:-all}" in
-  all) packages=("${run[@]}" "${site[@]}" chromium stress-ng) ;;
+  all) packages=("${run[@]}" "${site[@]}" chromium stress-ng postgresql) ;;
   run) packages=("${run[@]}") ;;
   site) packages=("${site[@]}") ;;
   *) packages=("$@") ;;

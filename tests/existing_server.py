@@ -33,10 +33,12 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _as_postgres(cmd: list[str], **kwargs) -> subprocess.CompletedProcess:
+def _as_postgres(cmd: list[str]) -> None:
     """Debian's server refuses to run as root: run it as the package's postgres user."""
     prefix = ["setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups"] if os.geteuid() == 0 else []
-    return subprocess.run(prefix + cmd, check=True, capture_output=True, text=True, **kwargs)
+    r = subprocess.run(prefix + cmd, capture_output=True, text=True)
+    if r.returncode:
+        raise RuntimeError(f"{Path(cmd[0]).name} failed: {(r.stderr or r.stdout).strip()[-500:]}")
 
 
 @dataclass

@@ -141,8 +141,9 @@ def test_a_pool_counts_only_runs_after_the_latest_revision(scratch_chapter) -> N
 
     stored = sorted((results.ROOT / "results" / "auto_explain").glob("pg17-default-*.json"))[-1]
     doc = results.load(stored, "auto_explain")
-    early = Run(scratch_chapter, doc)
-    late = Run(scratch_chapter, {**doc, "provenance": {**doc["provenance"], "started": "2031-01-01T10:00:00+00:00"}})
+    def at(started: str) -> Run:
+        return Run(scratch_chapter, {**doc, "provenance": {**doc["provenance"], "started": started}})
+    early, late = at("2030-01-01T10:00:00+00:00"), at("2031-01-01T10:00:00+00:00")
     pool = pooling.Pool(scratch_chapter, 17, "default", [late, early], [])
     f, other = scratch_chapter.findings[:2]
     register = claims.load(scratch_chapter)
@@ -161,7 +162,8 @@ def test_a_verdict_judged_by_a_claim_revised_after_its_run_says_so(scratch_chapt
     from repro.site import store, sphinxext
 
     stored = sorted((results.ROOT / "results" / "auto_explain").glob("pg17-default-*.json"))[-1]
-    run = Run(scratch_chapter, results.load(stored, "auto_explain"))
+    doc = results.load(stored, "auto_explain")
+    run = Run(scratch_chapter, {**doc, "provenance": {**doc["provenance"], "started": "2030-01-01T10:00:00+00:00"}})
     f, other = scratch_chapter.findings[:2]
     note = "The claim was revised after this run (2030-06-01)"
     assert note not in sphinxext._matrix_cell(store.Shown(run, None), f.id, "en").astext()

@@ -28,20 +28,22 @@ class RunContext:
     """The experiment records data (`record`) and measures rounds (`rounds`); both end up in
     the result's raw data: {"rounds": {condition: [records]}, "rounds_log": ..., **recorded}."""
 
-    def __init__(self, chapter: Chapter, scale: str, params: dict[str, Any], lab: Lab,
-                 progress: Progress, dsn: str | None = None, undecided: Undecided | None = None):
+    def __init__(self, chapter: Chapter, params: dict[str, Any], lab: Lab,
+                 progress: Progress, dsn: str | None = None, undecided: Undecided | None = None,
+                 major: float | None = None):
         self.chapter = chapter
-        self.scale = scale
         self.params = params
         self.lab = lab
         self.progress = progress
         self.dsn = dsn
         self.raw: dict[str, Any] = {"rounds": {}, "rounds_log": []}
         self._undecided = undecided
+        self._major = major  # the existing server's (the lab's images only run clients then)
 
     @property
     def major(self) -> float:
-        return self.lab.major
+        """The major under test: the lab's, or the existing server's (--dsn)."""
+        return self._major if self._major is not None else self.lab.major
 
     @property
     def external(self) -> bool:

@@ -136,7 +136,7 @@ def run(chapter: Chapter, scale: str = "default", major: float = majors.DEFAULT_
                            Environment(major, cpus, features, raw, external=dsn is not None))
                 return undecided(chapter.findings, current, history, extra)
 
-            ctx = RunContext(chapter, scale, params, lab, progress, dsn, decide)
+            ctx = RunContext(chapter, params, lab, progress, dsn, decide, major)
             try:
                 experiment.run(ctx)
             except Exception as exc:  # the Lab still removes every container on the way out

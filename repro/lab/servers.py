@@ -23,6 +23,7 @@ import secrets
 import shlex
 import signal
 import tarfile
+import threading
 import time
 import uuid
 from collections.abc import Iterator, Sequence
@@ -253,10 +254,15 @@ def _connect_dsn(dsn: str) -> tuple[float, dict[str, str], str | None]:
         with psycopg.connect(dsn, connect_timeout=10) as conn:
             num = int(conn.execute("SHOW server_version_num").fetchone()[0])
             params, password = conn.info.get_parameters(), conn.info.password
+            user, can = conn.execute("SELECT current_user, rolcreatedb OR rolsuper FROM pg_roles "
+                                     "WHERE rolname = current_user").fetchone()
     except psycopg.Error as exc:
         lines = str(exc).strip().splitlines()
         raise ReproError(f"cannot connect to the DSN: {lines[-1] if lines else type(exc).__name__}"
                          ) from None
+    if not can:
+        raise ReproError(f"the role {user} may not create databases (CREATEDB): a run against an "
+                         f"existing server works in a scratch database of its own")
     major = 9.6 if num // 100 == 906 else num // 10000
     if major not in majors.MAJORS:
         raise ReproError(f"the server at the DSN is PostgreSQL {num} (server_version_num); this report "
@@ -265,10 +271,19 @@ def _connect_dsn(dsn: str) -> tuple[float, dict[str, str], str | None]:
 
 
 def extensions(dsn: str) -> frozenset[str]:
-    """What an existing server offers as features: its available extensions (no tools run on
-    its machine, so strace and the like are never among them)."""
+    """What an existing server offers as features: the extensions its role may create there
+    (all it has for a superuser; the trusted ones, 13+, otherwise) or that are installed
+    already. No tools run on its machine, so strace and the like are never among them."""
     with psycopg.connect(dsn, connect_timeout=10) as conn:
-        return frozenset(r[0] for r in conn.execute("SELECT name FROM pg_available_extensions"))
+        superuser = conn.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user").fetchone()[0]
+        if superuser:
+            query = "SELECT name FROM pg_available_extensions"
+        elif int(conn.execute("SHOW server_version_num").fetchone()[0]) >= 130000:
+            query = ("SELECT name FROM pg_available_extension_versions WHERE trusted "
+                     "UNION SELECT extname FROM pg_extension")
+        else:
+            query = "SELECT extname FROM pg_extension"
+        return frozenset(r[0] for r in conn.execute(query))
 
 
 def without_password(dsn: str) -> str:
@@ -346,6 +361,9 @@ class ExternalServer(Server):
     def restart(self, settings: dict[str, str] | None) -> None:
         raise NeedsOwnServer("a restart of an existing server is not this run's to make")
 
+    def pin(self, cpu: int, pids: Sequence[int] = (), commands: Sequence[str] = ()) -> None:
+        raise NeedsOwnServer("binding processes to CPUs happens on the server's machine")
+
     def set(self, settings: dict[str, str]) -> None:
         raise NeedsOwnServer("ALTER SYSTEM on an existing server is not this run's to make")
 
@@ -355,13 +373,8 @@ class ExternalServer(Server):
 
 
 def _scratch_database(dsn: str, name: str) -> None:
-    """Create the run's database on an existing server; refuse a role that may not."""
+    """Create the run's database on an existing server (check_dsn has checked the role may)."""
     with psycopg.connect(dsn, autocommit=True, connect_timeout=10) as conn:
-        user, can = conn.execute("SELECT current_user, rolcreatedb OR rolsuper FROM pg_roles "
-                                 "WHERE rolname = current_user").fetchone()
-        if not can:
-            raise ReproError(f"the role {user} may not create databases (CREATEDB): a run against an "
-                             f"existing server works in a scratch database of its own")
         conn.execute(pgsql.SQL("CREATE DATABASE {}").format(pgsql.Identifier(name)))
 
 
@@ -395,6 +408,7 @@ class Lab:
         self._pending: int | None = None
         self._known: frozenset[str] | None = None
         self._helper: Any = None  # the client container beside an existing server
+        self._external = threading.Lock()
         self._databases: list[tuple[str, str]] = []  # (DSN, scratch database) to drop
 
     # -- life cycle ---------------------------------------------------------
@@ -576,15 +590,15 @@ class Lab:
         on the host network."""
         check_dsn(dsn)
         image = self._image()
-        if self._helper is None:
-            with self._creating():
+        with self._external, self._creating():  # several roles may start at once (RunContext.servers)
+            if self._helper is None:
                 self._helper = engine.client().containers.run(
                     image.name, ["sleep", "infinity"], detach=True, network_mode="host",
                     labels={RUN_LABEL: self.run_id}, entrypoint=[])
                 self._containers.append(self._helper)
-        name = f"repro_{self.run_id}_{len(self._databases) + 1}"  # one per role: each its own tables
-        with self._creating():
+            name = f"repro_{self.run_id}_{len(self._databases) + 1}"  # one per role: each its own tables
             self._databases.append((dsn, name))
+        with self._creating():
             _scratch_database(dsn, name)
         server = ExternalServer(dsn, self._helper, role, name, fixed_settings(check_dsn(dsn)) | (settings or {}))
         self.servers.append(server)

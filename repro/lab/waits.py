@@ -40,8 +40,10 @@ class ActivitySampler(Poller):
     holds the samples per event and `pids` the backends seen.
     """
 
+    # its own database's backends only: on an existing server (--dsn) the run's scratch one
     QUERY = ("SELECT pid, wait_event_type, wait_event FROM pg_stat_activity "
-             "WHERE application_name = %s {clients}AND pid <> pg_backend_pid()")
+             "WHERE application_name = %s {clients}AND datname = current_database() "
+             "AND pid <> pg_backend_pid()")
     CLIENTS = "AND backend_type = 'client backend' "  # 10+; 9.6's view holds client backends only
 
     def __init__(self, server: Server, application: str = "pgbench", interval_s: float = 0.01):
@@ -103,11 +105,11 @@ def wait_sampling_profile(server: Server, pids: set[int]) -> Profile:
 
 
 def wait_until_gone(server: Server, application: str = "pgbench", timeout_s: float = 10) -> None:
-    """Until the application's backends have exited: a backend flushes its statistics
-    (pg_stat_wal, pg_stat_io) when it exits, after its client has already returned."""
+    """Until the application's backends in this database have exited: a backend flushes its
+    statistics (pg_stat_wal, pg_stat_io) when it exits, after its client has already returned."""
     deadline = time.monotonic() + timeout_s
-    while server.sql("SELECT count(*) FROM pg_stat_activity WHERE application_name = %s",
-                     (application,))[0][0] and time.monotonic() < deadline:
+    while server.sql("SELECT count(*) FROM pg_stat_activity WHERE application_name = %s "
+                     "AND datname = current_database()", (application,))[0][0] and time.monotonic() < deadline:
         time.sleep(0.02)
 
 

@@ -47,7 +47,9 @@ def summarize(raw: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
         if "tps" in records[0]:
             entry["tps"] = median([m["tps"] for m in records])
         conditions[c] = entry
-    timing = raw["pg_test_timing"]
+    timing = raw.get("pg_test_timing")  # none against an existing server
+    if timing is None:
+        return {"conditions": conditions, "timing": None}
     under_1us = sum(share for bound, share, _ in timing["histogram"] if bound <= 1)
     return {"conditions": conditions, "timing": {**timing, "under_1us_pct": under_1us}}
 

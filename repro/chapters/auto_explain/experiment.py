@@ -8,6 +8,14 @@
   twin server without shared_preload_libraries, compared by alternating short runs.
 - 001: pgbench TPC-B, 4 clients: logging every plan, a 10 ms threshold, analyze with
   and without timing, every option; the baseline on the twin server.
+
+Against an existing server (--dsn), one scratch database runs 000's conditions that log
+nothing (loaded, EXPLAIN, ANALYZE, ANALYZE without timing; 1-row query and count, parallel
+on and off), auto_explain loaded per session through session_preload_libraries, which
+needs a superuser role (the run records whether it was loaded: "session_load"). It does not
+run what needs a server of its own: "not loaded vs preloaded" (shared_preload_libraries and
+a twin server), the conditions that write every plan to the server's log (000's log output,
+all of 001), and pg_test_timing (a program on the server's machine).
 """
 from __future__ import annotations
 
@@ -21,6 +29,8 @@ from ...lab.servers import Server
 from ...text import Text
 
 PRELOAD = {"shared_preload_libraries": "auto_explain"}
+SESSION_LOAD = {"session_preload_libraries": "auto_explain"}  # an existing server: per session
+LOGS = ("explain_log", "analyze_log")  # write every plan to the server's log
 NO_OUTPUT = {"auto_explain.log_min_duration": "10000"}  # 10 s: no query here is that slow
 ANALYZE = {"auto_explain.log_analyze": "on"}
 CONDITIONS_000 = {  # the settings of each condition, on top of SESSION_DEFAULTS
@@ -100,6 +110,25 @@ def _alternate(plain: Server, loaded: Server, queries: dict[str, str], tx: int, 
                                 "pair_changes_pct": pairs}}
 
 
+def _run_existing(ctx: RunContext) -> None:
+    """000's conditions that log nothing, in a scratch database of an existing server."""
+    p = ctx.params
+    queries = {"limit": ctx.text("limit.sql"), "count": ctx.text("count.sql")}
+    ctx.step(f"a scratch database with tab1 ({p['rows']:,} rows), auto_explain loaded per session")
+    loaded = ctx.server(Text("原典 1、auto_explain をセッションで読み込む", "publication 1, auto_explain loaded per session"),
+                        {**ctx.settings("postgresql-000.conf"), **SESSION_LOAD})
+    ctx.record("session_load", bool(loaded.sql("SELECT count(*) FROM pg_settings WHERE vartype = 'integer' AND name = "
+                                               "'auto_explain.log_min_duration'")[0][0]))
+    if not ctx.raw["session_load"]:
+        return
+    _tab1(p["rows"], queries)(loaded)
+    limit = {f"limit/{c}": o for c, o in CONDITIONS_000.items() if c not in LOGS}
+    count = {f"count_parallel/{c}": CONDITIONS_000[c] for c in COUNT_CONDITIONS}
+    count |= {f"count_serial/{c}": {**CONDITIONS_000[c], **SERIAL} for c in COUNT_CONDITIONS}
+    ctx.rounds({"1-row query, 4 conditions": lambda: _mixed(loaded, queries, "limit", limit, p["limit_tx"]),
+                "count, 8 conditions": lambda: _mixed(loaded, queries, "count", count, p["count_tx"])})
+
+
 def _run_000(ctx: RunContext) -> None:
     p = ctx.params
     queries = {"limit": ctx.text("limit.sql"), "count": ctx.text("count.sql")}
@@ -151,6 +180,9 @@ def _run_001(ctx: RunContext) -> Server:
 
 
 def run(ctx: RunContext) -> None:
+    if ctx.external:
+        _run_existing(ctx)
+        return
     _run_000(ctx)
     server = _run_001(ctx)
     ctx.step("pg_test_timing")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ...stats import Rounds, median
 from ...text import Text
-from ...verdict import Above, Below, Between, Check, Finding, Measure
+from ...verdict import Above, Below, Between, Check, Finding, Measure, Requirement, own_server
 from .analysis import change, changes
 
 ACROSS_SERVERS_PCT = 20.0  # comparing two servers by alternating runs
@@ -20,6 +20,18 @@ LARGE_PCT = 30.0  # an analyze overhead above this counts as large
 LOGGING_PCT = 10.0  # logging every plan costs more than this
 TPCB_PCT = 15.0  # TPC-B runs against the baseline server
 OPTIONS_PCT = 10.0  # TPC-B runs on the same server, extra options against analyze with timing
+
+TWIN = own_server(Text("auto_explain を shared_preload_libraries で読み込むサーバーと、読み込まない双子のサーバー",
+                       "a server that preloads auto_explain (shared_preload_libraries) and a twin without it"))
+LOGGING = own_server(Text("すべての計画をサーバーのログに書く実行 (既存のサーバーのログには書きません)",
+                          "runs that write every plan into the server's log (an existing server's log is left alone)"))
+SESSION_LOADED = Requirement(
+    lambda e: not e.external or bool(e.raw.get("session_load")),
+    lambda e: Text("既存のサーバーで auto_explain をセッションに読み込めませんでした (session_preload_libraries "
+                   "にはスーパーユーザーのロールが要ります)。",
+                   "auto_explain could not be loaded into the sessions on the existing server "
+                   "(session_preload_libraries needs a superuser role)."),
+    Text("auto_explain をセッションに読み込めるロール", "a role that may load auto_explain per session"), of_target=True)
 
 QUERY = {"limit": Text("1 行", "1 row"), "count_parallel": Text("count 並列あり", "count, parallel"),
          "count_serial": Text("count 並列なし", "count, serial"), "tpcb": Text("TPC-B", "TPC-B")}
@@ -79,14 +91,16 @@ FINDINGS = [
                        "Loading auto_explain without logging costs less than this machine can tell "
                        "apart (±20 %)"),
             [Check(_change("limit/preloaded"), Between(-ACROSS_SERVERS_PCT, ACROSS_SERVERS_PCT))],
-            original=Text("+0.9 % (0.110 → 0.111 ms)", "+0.9 % (0.110 → 0.111 ms)")),
+            original=Text("+0.9 % (0.110 → 0.111 ms)", "+0.9 % (0.110 → 0.111 ms)"),
+            requires=[TWIN]),
     Finding("F2", Text("ANALYZE なしの EXPLAIN のコストは両クエリで見分けられない (1 行 ±10 %、count ±15 % 以内)",
                        "EXPLAIN without ANALYZE costs nothing this machine can tell apart on either "
                        "query (within ±10 % on 1 row, ±15 % on the count)"),
             [_within("limit/explain", NEGLIGIBLE_PCT),
              _within("count_parallel/explain", COUNT_NEGLIGIBLE_PCT),
              _within("count_serial/explain", COUNT_NEGLIGIBLE_PCT)],
-            original=Text("+0.9 %、+0.05 %、+1.4 %", "+0.9 %, +0.05 %, +1.4 %")),
+            original=Text("+0.9 %、+0.05 %、+1.4 %", "+0.9 %, +0.05 %, +1.4 %"),
+            requires=[SESSION_LOADED]),
     Finding("F3", Text("log_analyze のコストは処理行数とともに増える: 1 行のクエリでは ±10 % 以内、"
                        "100 万行の count では何もログしなくても +30 % を超える",
                        "log_analyze costs grow with the rows processed: within ±10 % on the 1-row "
@@ -94,18 +108,21 @@ FINDINGS = [
             [_within("limit/analyze", NEGLIGIBLE_PCT),
              Check(_change("count_parallel/analyze"), Above(LARGE_PCT)),
              Check(_change("count_serial/analyze"), Above(LARGE_PCT))],
-            original=Text("+0.9 %、+69.9 %、+89.7 %", "+0.9 %, +69.9 %, +89.7 %")),
+            original=Text("+0.9 %、+69.9 %、+89.7 %", "+0.9 %, +69.9 %, +89.7 %"),
+            requires=[SESSION_LOADED]),
     Finding("F4", Text("パラレルクエリなしの方が ANALYZE のオーバーヘッドが大きい",
                        "Without parallel query the analyze overhead is larger than with it"),
             [Check(Measure(Text("count: 並列なしでの変化 − 並列ありでの変化", "count: serial overhead − parallel overhead"),
                            _serial_minus_parallel, "pt", 1, signed=True), Above(0))],
-            original=Text("+89.7 % 対 +69.9 %", "+89.7 % vs +69.9 %")),
+            original=Text("+89.7 % 対 +69.9 %", "+89.7 % vs +69.9 %"),
+            requires=[SESSION_LOADED]),
     Finding("F5", Text("log_timing = off で ANALYZE のオーバーヘッドの半分以上が消える",
                        "log_timing = off removes more than half of the analyze overhead"),
             [Check(_timing_off_share("count_parallel"), Below(0.5)),
              Check(_timing_off_share("count_serial"), Below(0.5))],
             original=Text("+8.3 % 対 +69.9 %、+11.9 % 対 +89.7 %",
-                          "+8.3 % vs +69.9 %, +11.9 % vs +89.7 %")),
+                          "+8.3 % vs +69.9 %, +11.9 % vs +89.7 %"),
+            requires=[SESSION_LOADED]),
     Finding("F6", Text("すべての文の計画をログに出力すると短い文では +10 % を超えるコストがかかり、10 ms の閾値なら ±15 % 以内",
                        "Logging the plan of every statement costs more than +10 % on short "
                        "statements, while a 10 ms threshold stays within ±15 %"),
@@ -113,7 +130,8 @@ FINDINGS = [
              Check(_change("tpcb/log_all"), Above(LOGGING_PCT)),
              _within("tpcb/threshold", TPCB_PCT)],
             original=Text("+30.4 % (1 行)、+25.8 % (TPC-B)、閾値 +0.8 %",
-                          "+30.4 % (1 row), +25.8 % (TPC-B), threshold +0.8 %")),
+                          "+30.4 % (1 row), +25.8 % (TPC-B), threshold +0.8 %"),
+            requires=[LOGGING]),
     Finding("F7", Text("閾値つきなら timing ありの analyze も TPC-B で ±15 % 以内、buffers・verbose・JSON などを"
                        "足しても ±10 % を超えない",
                        "With a threshold, analyze with timing stays within ±15 % on TPC-B, and "
@@ -123,5 +141,6 @@ FINDINGS = [
                            Text("すべてのオプション ÷ timing ありの analyze", "every option over analyze with timing")),
                    Between(-OPTIONS_PCT, OPTIONS_PCT))],
             original=Text("+2.2 %、すべてのオプションで +1.7 % (timing ありの analyze に対し -0.4 %)",
-                          "+2.2 %; every option +1.7 % (−0.4 % against analyze with timing)")),
+                          "+2.2 %; every option +1.7 % (−0.4 % against analyze with timing)"),
+            requires=[LOGGING]),
 ]

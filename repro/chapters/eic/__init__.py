@@ -6,6 +6,7 @@ effective_io_concurrency 1 and 0, with strace (fadvise64) and blktrace (request 
 """
 from ...chapter import Chapter
 from ...text import Text
+from ...verdict import own_server
 from .analysis import summarize
 from .findings import FINDINGS
 from .page import CHARTS, TABLES, numbers
@@ -18,4 +19,7 @@ CHAPTER = Chapter(
     tables=TABLES,
     charts=CHARTS,
     numbers=numbers,
+    # against an existing server (--dsn) nothing of it can run: the run says so and stops
+    requires=[own_server(Text("冷えたキャッシュでの実行 (再起動と、サーバーのマシンのページキャッシュからの追い出し) と strace",
+                              "cold runs (restarts, and evicting the files from the page cache of the server's machine) and strace there"))],
 )

@@ -7,6 +7,10 @@ BUFFERS) of the query while /proc/diskstats counts the device's read requests an
 the buffers read (not hit) and the bytes the device delivered show that the run was cold.
 Before the rounds, one cold run per serial condition runs under strace, to count the
 advice and the reads the scan issues (strace slows the scan: these runs are not timed).
+
+Against an existing server (--dsn) nothing runs (the chapter's requirement): every finding
+needs cold runs, which restart the server and evict its files from the page cache of its
+machine, or strace there.
 """
 from __future__ import annotations
 

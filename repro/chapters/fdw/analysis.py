@@ -61,12 +61,15 @@ def pushed_down(plan: list[str]) -> bool:
 
 
 def summarize(raw: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
+    """Against an existing server, a run may lack the counts (no pg_stat_statements there) or
+    everything (no postgres_fdw): what it lacks is empty."""
     r = Rounds(raw)
     conditions = {c: {"tps": median(r.values(c, "tps")), "latency_ms": median(r.values(c, "latency_ms")),
                       "rounds": r.count(c)} for c in r.conditions()}
     remote = {c: {"per_transaction": statements_per_transaction(v), "statements": per_transaction(v)}
-              for c, v in raw["remote"].items()}
+              for c, v in raw.get("remote", {}).items()}
     return {"conditions": conditions, "remote": remote,
             "plans": {c: {"pushed_down": pushed_down(p), "remote_sql": remote_sql(p),
-                          "foreign_scans": sum("Foreign Scan" in line for line in p)} for c, p in raw["plans"].items()},
-            "concurrent_update": raw["concurrent_update"]}
+                          "foreign_scans": sum("Foreign Scan" in line for line in p)}
+                      for c, p in raw.get("plans", {}).items()},
+            "concurrent_update": raw.get("concurrent_update", {})}

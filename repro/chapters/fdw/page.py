@@ -116,8 +116,9 @@ def _local(condition: str) -> str:
 
 def _extra_ms(run: Run, condition: str) -> float | None:
     """A 1-client condition's median latency over its all-local counterpart's (ms)."""
-    if not run.summary["remote"][condition]["per_transaction"]:
-        return None  # an all-local condition
+    remote = run.summary["remote"].get(condition)
+    if not remote or not remote["per_transaction"]:
+        return None  # an all-local condition, or not counted (an existing server without pg_stat_statements)
     c = run.summary["conditions"]
     return c[condition]["latency_ms"] - c[_local(condition)]["latency_ms"]
 

@@ -13,6 +13,22 @@ subscriber, without and with 004's background insert rate into the searched tabl
 the subscriber's side: into the publisher, replicated). Before the rounds: index sizes,
 build times, hit counts and plans; during them: GIN pending lists and replication lag.
 Before 10 (no logical replication) only the single node runs.
+
+Against an existing server (--dsn), in a scratch database of the run there:
+- runs: the single node's part, as before 10: insert throughput without and with each index
+  kind, every kind's searches idle and under the background inserts, index sizes and build
+  times, hit counts, plans and GIN pending lists (F1-F9). The kinds are those the server
+  offers (pg_trgm too: it is an extension there) and the run's role may create (pg_trgm is
+  trusted from 13, pg_bigm is not trusted); pg_trgm only where the database's character
+  type gives it trigrams of Japanese (not in a C one). A kind left out is recorded with why
+  (`left_out`), as the findings' requirements say; pending lists are counted only where the
+  role may create pgstattuple and run pgstatginindex (`pending_lists`).
+- does not run: the publisher and the subscriber (F10-F13: they need a second server of the
+  run's own), the pinning to one CPU (pgbench runs in a helper container beside the server,
+  not on one CPU with it), the CHECKPOINT before each size (the whole server's, not the
+  run's) and a database-wide VACUUM (a superuser's would vacuum the shared catalogs too: the
+  run vacuums its own tables). Settings a session may not set (shared_buffers, max_wal_size,
+  max_connections) are the server's own, compared in the provenance.
 """
 from __future__ import annotations
 
@@ -28,12 +44,12 @@ from ...errors import ReproError
 from ...lab import engine
 from ...lab.context import RunContext
 from ...lab.poller import Poller
-from ...lab.servers import ContainerServer
+from ...lab.servers import ContainerServer, Server
 from ...lab.wal import lsn
 from ...text import Text
 from . import corpus
 from .conditions import (COLUMNS, FEATURE, IDLE, INDEXED, KINDS, LOADED, NONE, PGROONGA,
-                         PUBLISHER_INGEST, SINGLE, SUBSCRIBER, WORDS, field, ingest, ingest_table,
+                         PUBLISHER_INGEST, SINGLE, SUBSCRIBER, TRGM, WORDS, field, ingest, ingest_table,
                          search, search_table)
 
 SEED = 2017
@@ -44,6 +60,7 @@ LEAD_S = 0.25  # the background inserts run this long before a search starts and
 CLOCK_TICKS = 100  # USER_HZ of Linux's /proc/<pid>/stat
 TRGM_PROBE = "美味しいカレーの作り方"  # the seed notes' probe: no trigram in a C-locale database
 LOGICAL_REPLICATION = 10  # the first major with publications and subscriptions
+EXTENSION = FEATURE | {TRGM: "pg_trgm"}  # against an existing server, every kind is one of its extensions
 
 
 def sections(text: str, key: str) -> dict[str, str]:
@@ -56,9 +73,10 @@ def sections(text: str, key: str) -> dict[str, str]:
 class Node:
     """One server of the topology and the SQL it runs on its tables."""
 
-    def __init__(self, server: ContainerServer, ctx: RunContext):
+    def __init__(self, server: Server, ctx: RunContext):
         self.server = server
         self.ddl = sections(ctx.text("tables.sql"), "create")
+        self.checkpoint = not ctx.external  # an existing server's checkpoints are not the run's
 
     def create(self, table: str, indexes: list[tuple[str, str]], rows: int, measure: bool = False,
                applied: bool = False) -> dict[str, dict[str, float]]:
@@ -80,7 +98,11 @@ class Node:
         return built
 
     def size(self) -> int:
-        self.server.sql("CHECKPOINT")  # what the build wrote is in the files
+        """The database's size. A CHECKPOINT first writes what the build left in shared
+        buffers; without one (an existing server) the files were still extended as the
+        index grew, which is what pg_database_size counts."""
+        if self.checkpoint:
+            self.server.sql("CHECKPOINT")  # what the build wrote is in the files
         return int(self.server.sql("SELECT pg_database_size(current_database())")[0][0])
 
 
@@ -89,6 +111,64 @@ def _prepare(server: ContainerServer, cpu: int, kinds: list[str], pool: list[str
     server.docker.update(cpuset_cpus=str(cpu))
     for extension in ["pg_trgm", "pgstattuple", *(FEATURE[k] for k in kinds if k in FEATURE)]:
         server.sql(f"CREATE EXTENSION {extension}")
+    _load_pool(server, pool)
+
+
+def _created(server: Server, extension: str) -> bool:
+    """Create an extension in an existing server's scratch database, if the role may (the
+    server's template may carry it already); False if it may not."""
+    try:
+        server.sql(f"CREATE EXTENSION IF NOT EXISTS {extension}")
+        return True
+    except psycopg.errors.InsufficientPrivilege:
+        return False
+
+
+def _prepare_existing(ctx: RunContext, server: Server, kinds: list[str], pool: list[str]
+                      ) -> tuple[list[str], bool]:
+    """On an existing server: create the extensions its role may and load the record pool;
+    return the kinds that can index the searches there, and whether GIN's pending lists can
+    be counted. What is left out is recorded with why (the findings' requirements show it).
+    No pinning: the server's CPUs are not the run's."""
+    left_out: dict[str, dict[str, str]] = {}
+    for kind in [k for k in kinds if k in EXTENSION]:
+        name = EXTENSION[kind]
+        if not ctx.has(name):
+            left_out[kind] = Text(f"既存のサーバーに {name} がありません。", f"The existing server has no {name}.").as_dict()
+        elif not _created(server, name):
+            left_out[kind] = Text(f"実行のロールは {name} を作れません (信頼された拡張でなければ"
+                                  f"スーパーユーザーだけが作れます。pg_trgm は 13 から信頼された拡張です)。",
+                                  f"The run's role may not create {name} (only a superuser may create an extension "
+                                  f"that is not trusted; pg_trgm is trusted from 13).").as_dict()
+    if TRGM in kinds and TRGM not in left_out and _trigrams(server) == 0:
+        ctype = server.sql("SELECT datctype FROM pg_database WHERE datname = current_database()")[0][0]
+        left_out[TRGM] = Text(f"データベースの文字種別 ({ctype}) では pg_trgm は日本語からトライグラムを 1 つも取り出せず、"
+                              f"インデックスは検索に使えません (UTF-8 の文字種別なら使えます)。",
+                              f"In the database's character type ({ctype}) pg_trgm finds no trigram in Japanese text, so "
+                              f"its index cannot serve the searches (a UTF-8 character type can).").as_dict()
+    # GIN's pending lists are counted by pgstattuple's pgstatginindex, which is not trusted
+    # and whose EXECUTE is granted only to pg_stat_scan_tables
+    pending = ctx.has("pgstattuple") and _created(server, "pgstattuple") and server.sql(
+        "SELECT has_function_privilege('pgstatginindex(regclass)', 'EXECUTE')")[0][0]
+    for kind, why in left_out.items():
+        ctx.step(f"{kind} left out: {why['en']}")
+    if not pending:
+        ctx.step("GIN's pending lists are not counted: the role may not create or run pgstattuple")
+    ctx.record("left_out", left_out)
+    ctx.record("pending_lists", pending)
+    _load_pool(server, pool)
+    return [k for k in kinds if k not in left_out], pending
+
+
+def _trigrams(server: Server) -> int | None:
+    """How many trigrams pg_trgm finds in the probe (None without pg_trgm): none in a
+    database whose character type does not take Japanese characters as word characters."""
+    if not server.sql("SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm'"):
+        return None
+    return server.sql("SELECT cardinality(show_trgm(%s))", (TRGM_PROBE,))[0][0]
+
+
+def _load_pool(server: Server, pool: list[str]) -> None:
     server.sql("CREATE TABLE pool (id int PRIMARY KEY, tag text, record jsonb)")
     with psycopg.connect(server.conninfo(), autocommit=True) as conn:
         with conn.cursor().copy("COPY pool (id, tag, record) FROM STDIN") as copy:
@@ -102,14 +182,20 @@ class Topology:
     def __init__(self, ctx: RunContext, kinds: list[str]):
         p = ctx.params
         self.ctx, self.kinds, self.p = ctx, kinds, p
-        self.replicated = ctx.major >= LOGICAL_REPLICATION
+        self.replicated = ctx.major >= LOGICAL_REPLICATION and not ctx.external
+        self.pending_lists = True  # GIN's pending lists can be counted
         settings = ctx.settings("postgresql.conf") | {"shared_buffers": p["shared_buffers"]}
+        pool = list(corpus.records(SEED, p["rows"] + p["pool"], WORDS))
+        if ctx.external:  # the single node only, in the run's scratch database
+            self.single = ctx.server(Text("単一ノード", "single node"), settings)
+            self.publisher = self.subscriber = None
+            self.kinds, self.pending_lists = _prepare_existing(ctx, self.single, kinds, pool)
+            return
         network = ctx.lab.network()
         cpus = engine.info().get("NCPU") or 1
         roles = {SINGLE: (Text("単一ノード", "single node"), settings, 0),
                  "publisher": (Text("パブリッシャ", "publisher"), settings | ctx.settings("publisher.conf"), 0),
                  SUBSCRIBER: (Text("サブスクライバ", "subscriber"), settings, 1)}
-        pool = list(corpus.records(SEED, p["rows"] + p["pool"], WORDS))
 
         def start(name: str) -> ContainerServer:
             role, conf, cpu = roles[name]
@@ -149,12 +235,17 @@ class Topology:
             for done in [workers.submit(f) for f in (load_publisher, load_subscriber) if self.replicated]:
                 done.result()
             built = built.result()
-        for server in self.servers:
-            server.sql("VACUUM ANALYZE")
+        if self.ctx.external:  # the run's own tables: a superuser's database-wide VACUUM
+            # would also vacuum the server's shared catalogs
+            for table in ["pool", *built]:
+                self.single.sql(f"VACUUM ANALYZE {table}")
+        else:
+            for server in self.servers:
+                server.sql("VACUUM ANALYZE")
         return built
 
     @property
-    def servers(self) -> list[ContainerServer]:
+    def servers(self) -> list[Server]:
         return [s for s in (self.single, self.publisher, self.subscriber) if s is not None]
 
     @property
@@ -222,7 +313,7 @@ class LagPoller(Poller):
                 self.most_s = max(self.most_s or 0.0, float(lag_s))
 
 
-def _pending(server: ContainerServer, table: str) -> int:
+def _pending(server: Server, table: str) -> int:
     """Rows waiting in the GIN pending lists (fastupdate) of the table's GIN indexes."""
     rows = server.sql("SELECT coalesce(sum((pgstatginindex(i.indexrelid)).pending_tuples), 0)::bigint "
                       "FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam "
@@ -245,7 +336,7 @@ class Experiment:
         query = self.queries[PGROONGA if kind == PGROONGA else "like"]
         return [(c, w, query.format(table=search_table(kind), column=c, word=w)) for c in COLUMNS for w in WORDS]
 
-    def _inserts(self, server: ContainerServer, table: str, args: list[str]) -> Any:
+    def _inserts(self, server: Server, table: str, args: list[str]) -> Any:
         return server.pgbench(["-n", "-c", "1", *args, "-f", "/tmp/insert.pgbench", "-D", f"table={table}",
                                *self.pool_range], {"insert.pgbench": self.insert})
 
@@ -305,7 +396,8 @@ class Experiment:
                     time.sleep(LEAD_S)
                 r = searched.pgbench(["-n", "-c", "1", "-r", "-T", str(seconds), "-f", "/tmp/search.sql"],
                                      {"search.sql": script})
-                record["pending_tuples"] = _pending(searched, search_table(kind))
+                if self.t.pending_lists:
+                    record["pending_tuples"] = _pending(searched, search_table(kind))
                 if inserts is not None:
                     record["load_tps"] = inserts.result().tps
             if len(r.statements) != len(statements):
@@ -333,7 +425,7 @@ def _mechanism(ctx: RunContext, topology: Topology, experiment: Experiment) -> N
     (every index against a scan without one) and the plan of every search."""
     single = topology.single
     ctype = single.sql("SELECT datctype FROM pg_database WHERE datname = current_database()")[0][0]
-    trigrams = single.sql("SELECT cardinality(show_trgm(%s))", (TRGM_PROBE,))[0][0]
+    trigrams = _trigrams(single)  # None only on an existing server without pg_trgm
     ctx.record("ctype", {"ctype": ctype, "trigrams": trigrams, "probe": TRGM_PROBE})
     ctx.record("table_bytes", single.sql("SELECT pg_table_size(%s)", (ingest_table(NONE),))[0][0])
     hits, plans = {}, {}
@@ -345,15 +437,27 @@ def _mechanism(ctx: RunContext, topology: Topology, experiment: Experiment) -> N
     ctx.record("plans", plans)
 
 
+def wanted(ctx: RunContext) -> list[str]:
+    """The index kinds the image has (pg_trgm is contrib: always); against an existing server
+    every kind, of which Topology keeps those the server and its role allow."""
+    if ctx.external:
+        return list(KINDS)
+    features = engine.resolve_image(ctx.major).features
+    return [k for k in KINDS if k not in FEATURE or FEATURE[k] in features]
+
+
 def run(ctx: RunContext) -> None:
     p = ctx.params
-    features = engine.resolve_image(ctx.major).features
-    kinds = [k for k in KINDS if k not in FEATURE or FEATURE[k] in features]
+    if ctx.external:
+        servers = ("the single node only, in a scratch database of the existing server (logical "
+                   "replication needs a second server of the run's own); not pinned")
+    else:
+        servers = ("three servers, each" if ctx.major >= LOGICAL_REPLICATION
+                   else "the single node only (no logical replication before 10),") + " on one CPU"
+    ctx.step(f"{servers}; {p['rows'] + p['pool']} generated records")
+    topology = Topology(ctx, wanted(ctx))
+    kinds = topology.kinds
     ctx.record("kinds", kinds)
-    servers = ("three servers, each" if ctx.major >= LOGICAL_REPLICATION
-               else "the single node only (no logical replication before 10),")
-    ctx.step(f"{servers} on one CPU; {p['rows'] + p['pool']} generated records")
-    topology = Topology(ctx, kinds)
     ctx.step(f"tables of {p['rows']} records and their indexes ({', '.join(kinds)})")
     ctx.record("indexes", topology.load())
     if topology.replicated:

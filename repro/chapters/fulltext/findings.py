@@ -17,6 +17,12 @@ inconclusive); F12 mostly inconclusive. Ranges of the medians over the default r
 0.008-0.013 s and 0.49-0.58 (the latter cannot be traced: the stored runs of that code
 give 0.78-0.80; F13's apply rate is timed by the servers' clocks since 2026-11-25, see
 its revisions).
+
+Against an existing server (--dsn) only the single node runs: F10-F13 need a second server
+of the run's own (own_server). The index kinds there are those the server has and the run's
+role may create, pg_trgm only in a database whose character type gives it trigrams of
+Japanese; a finding about a kind the run could not build is not applicable, with the reason
+the run recorded (`left_out`), and so is F6 where GIN's pending lists could not be counted.
 """
 from __future__ import annotations
 
@@ -24,11 +30,13 @@ from typing import Callable
 
 from ...stats import Rounds
 from ...text import Text
-from ...verdict import REPORT, Above, Below, Check, Finding, Measure, feature, majors
+from ...verdict import (REPORT, Above, Below, Check, Environment, Finding, Measure, Requirement, feature, majors,
+                        own_server)
 from .analysis import (LONG, SHORT, apply_share, hit_mismatches, ingest_ratio, latency_ratio, least_speedup,
                        longest_lag, pending, plan_uses_index, rise, speedup, worst_ingest, worst_length_cost,
                        worst_subscriber)
-from .conditions import BIGM, IDLE, LOADED, NONE, PGROONGA, PUBLISHER_INGEST, SINGLE, SUBSCRIBER, TRGM, ingest, search
+from .conditions import (BIGM, IDLE, INDEXED, LOADED, NONE, PGROONGA, PUBLISHER_INGEST, SINGLE, SUBSCRIBER, TRGM,
+                         ingest, search)
 
 LOWERS = 0.9  # insert throughput with an index on descriptions over none, below this
 LONGER_COSTS = 0.95  # insert throughput, index on descriptions over on titles, below this
@@ -56,6 +64,42 @@ PUBLISHER_PACKAGE = Text("公開元のバイナリパッケージを入れたイ
 NEEDS_PGROONGA = feature("pgroonga", PUBLISHER_PACKAGE)
 NEEDS_BIGM = feature("pg_bigm", PUBLISHER_PACKAGE)
 LOGICAL = majors(10, why=Text("ロジカルレプリケーションは 10 からです。", "Logical replication came in 10."))
+SECOND_SERVER = own_server(Text("実行が自ら立てる 2 台目のサーバー (ロジカルレプリケーションのサブスクライバー)",
+                                "a second server of the run's own (the logical-replication subscriber)"))
+
+
+def _left_out(e: Environment, kinds: tuple[str, ...]) -> list[Text]:
+    """Why the run left these kinds out, as it recorded (an existing server only)."""
+    why = e.raw.get("left_out", {})
+    return [Text(**why[k]) for k in kinds if k in why]
+
+
+def built(kind: str, name: str) -> Requirement:
+    """The run built `kind`'s indexes. Against an existing server a kind may be left out
+    although the server has its extension: the run's role may not create it, or pg_trgm
+    finds no trigram in Japanese text (a C character type)."""
+    def reason(e: Environment) -> Text:
+        why = _left_out(e, (kind,))
+        return why[0] if why else Text(f"この実行は {name} のインデックスを作りませんでした。",
+                                       f"This run built no index of {name}.")
+    return Requirement(lambda e: kind in e.raw.get("kinds", ()), reason,
+                       Text(f"{name} のインデックス", f"an index of {name}"))
+
+
+BIGM_BUILT, PGROONGA_BUILT, TRGM_BUILT = built(BIGM, "pg_bigm"), built(PGROONGA, "PGroonga"), built(TRGM, "pg_trgm")
+# the findings over every kind: without any, they would have nothing to judge (F9: nothing to differ)
+ANY_INDEX = Requirement(lambda e: any(k in INDEXED for k in e.raw.get("kinds", ())),
+                        lambda e: Text.join([Text("この実行は全文検索インデックスを 1 つも作れませんでした。",
+                                                  "This run could build no full-text index."),
+                                             *_left_out(e, INDEXED)], "", " "),
+                        Text("全文検索インデックス", "a full-text index"))
+# pgstattuple counts GIN's pending lists; an existing server's role may not create or run it
+PENDING_LISTS = Requirement(lambda e: e.raw.get("pending_lists", True),
+                            lambda e: Text("GIN の保留リストを数えられませんでした: 実行のロールが pgstattuple を作れないか、"
+                                           "pgstatginindex を実行できません。",
+                                           "GIN's pending lists could not be counted: the run's role may not create "
+                                           "pgstattuple or run pgstatginindex."),
+                            Text("保留リストを数える pgstattuple", "pgstattuple to count the pending lists"))
 
 
 def _m(ja: str, en: str, statistic: Callable[[Rounds], float | None], unit: str = "×", digits: int = 2,
@@ -74,14 +118,16 @@ FINDINGS = [
                       "insert throughput, index on descriptions over none (the highest of the kinds)", worst_ingest),
                    Below(LOWERS))],
             original=Text("description: pg_bigm 944、PGroonga 998 件/s (インデックスなし 1305 件/s、-28 % と -24 %)",
-                          "description: pg_bigm 944, PGroonga 998 inserts/s (no index 1305 inserts/s: -28 % and -24 %)")),
+                          "description: pg_bigm 944, PGroonga 998 inserts/s (no index 1305 inserts/s: -28 % and -24 %)"),
+            requires=[ANY_INDEX]),
     Finding("F2", Text("長い文字列 (description) へのインデックスは短い文字列 (title) へのものより挿入性能を大きく下げる",
                        "An index on the long text (description) costs more insert throughput than one on the short text (title)"),
             [Check(_m("挿入性能の比 description ÷ title にインデックス (種類のうち最も高い値)",
                       "insert throughput, index on descriptions over on titles (the highest of the kinds)",
                       worst_length_cost), Below(LONGER_COSTS))],
             original=Text("title: pg_bigm 1202、PGroonga 1152 件/s (-8 % と -12 %)、description はそれより低い (F1)",
-                          "title: pg_bigm 1202, PGroonga 1152 inserts/s (-8 % and -12 %); description lower (F1)")),
+                          "title: pg_bigm 1202, PGroonga 1152 inserts/s (-8 % and -12 %); description lower (F1)"),
+            requires=[ANY_INDEX]),
     Finding("F3", Text("挿入性能の順位は文字列の長さで入れ替わる: 短い title では pg_bigm が、長い description では PGroonga が速い",
                        "The insert ranking flips with text length: pg_bigm is faster on short titles, PGroonga on long descriptions"),
             [Check(_m("title にインデックスの挿入性能の比 pg_bigm ÷ PGroonga",
@@ -93,7 +139,7 @@ FINDINGS = [
                    Above(AHEAD))],
             original=Text("title: pg_bigm 1202 > PGroonga 1152、description: PGroonga 998 > pg_bigm 944 件/s",
                           "title: pg_bigm 1202 > PGroonga 1152; description: PGroonga 998 > pg_bigm 944 inserts/s"),
-            requires=[NEEDS_PGROONGA, NEEDS_BIGM],
+            requires=[NEEDS_PGROONGA, NEEDS_BIGM, PGROONGA_BUILT, BIGM_BUILT],
             # PGroonga 4.0 (Groonga 15) is the slower of the two on both fields here: F3's
             # second check was contradicted in every decided run (see the module docstring)
             expected=False),
@@ -118,7 +164,8 @@ FINDINGS = [
                       lambda r: least_speedup(r, LOADED), "×", 0), Above(STILL_FASTER))],
             original=Text("負荷なし: title ×136 (pg_bigm) / ×71 (PGroonga)、description ×86 / ×124。負荷あり: ×75 / ×128、×158 / ×254",
                           "idle: title ×136 (pg_bigm) / ×71 (PGroonga), description ×86 / ×124; "
-                          "under load: ×75 / ×128, ×158 / ×254")),
+                          "under load: ×75 / ×128, ×158 / ×254"),
+            requires=[ANY_INDEX]),
     Finding("F6", Text("挿入負荷のもとで、pg_bigm の検索時間は PGroonga より大きく伸びる (GIN の保留リスト)",
                        "Under insert load, pg_bigm's search latency rises much more than PGroonga's (GIN's pending list)"),
             [Check(_m("検索時間の伸び (負荷あり ÷ なし) の比 pg_bigm ÷ PGroonga (両方の列、すべての語)",
@@ -131,7 +178,7 @@ FINDINGS = [
                           "description: ×1.29 と ×1.16",
                           "title: pg_bigm 0.46 → 1.63 ms (×3.54), PGroonga 0.88 → 0.95 ms (×1.08); "
                           "description: ×1.29 and ×1.16"),
-            requires=[NEEDS_PGROONGA, NEEDS_BIGM]),
+            requires=[NEEDS_PGROONGA, NEEDS_BIGM, PGROONGA_BUILT, BIGM_BUILT, PENDING_LISTS]),
     Finding("F7", Text("pg_trgm は 1〜2 文字の語にインデックスを使えず、インデックスなしと同じ程度の時間がかかる",
                        "pg_trgm cannot use its index for words of one or two characters: they take about as long as without an index"),
             [Check(_exact("pg_trgm: 1〜2 文字の語の検索のうちインデックスを使う計画",
@@ -146,7 +193,7 @@ FINDINGS = [
                                               words=SHORT)), Above(NO_SPEEDUP))],
             original=Text("原典は pg_trgm を測っていない (pg_bigm が 2-gram なのはこのため)",
                           "The original did not measure pg_trgm (the reason pg_bigm uses 2-grams)"),
-            declared_kind=REPORT),
+            requires=[TRGM_BUILT], declared_kind=REPORT),
     Finding("F8", Text("pg_bigm は 1〜2 文字の語にもインデックスを使い、1 桁以上速い",
                        "pg_bigm uses its index for one- and two-character words too, more than ten times faster"),
             [Check(_m("1〜2 文字の語の検索時間の比 インデックスなし ÷ pg_bigm",
@@ -154,7 +201,7 @@ FINDINGS = [
                       lambda r: speedup(r, BIGM, IDLE, SHORT), "×", 0), Above(FASTER))],
             original=Text("原典は語の長さを変えていない (検索語は「カレー」のみ)",
                           "The original did not vary word length (it searched for カレー only)"),
-            requires=[NEEDS_BIGM],
+            requires=[NEEDS_BIGM, BIGM_BUILT],
             declared_kind=REPORT),
     Finding("F9", Text("どのインデックスも、インデックスなしの走査と同じ行を見つける",
                        "Every index finds the same rows as the scan without one"),
@@ -162,7 +209,8 @@ FINDINGS = [
                           "searches (kind × field × word) whose count differs from the scan's",
                           lambda r: hit_mismatches(r.raw)), Below(0, inclusive=True))],
             original=Text("原典は件数を比べていない (PGroonga の &@ と LIKE は正規化が異なりうる)",
-                          "The original did not compare counts (PGroonga's &@ may normalise differently from LIKE)")),
+                          "The original did not compare counts (PGroonga's &@ may normalise differently from LIKE)"),
+            requires=[ANY_INDEX]),
     Finding("F10", Text("インデックスのないパブリッシャーの挿入性能は、単一ノードのインデックスなしとほぼ同じ",
                         "The publisher without the index inserts about as fast as a single node without one"),
             [Check(_m("挿入性能の比 パブリッシャー ÷ 単一ノード (インデックスなし)",
@@ -171,7 +219,7 @@ FINDINGS = [
             original=Text("パブリッシャー 1292 件/s、単一ノードのインデックスなし 1305 件/s (-1 %)",
                           "publisher 1292 inserts/s, single node without index 1305 inserts/s (-1 %)"),
             # the publisher's one CPU also runs the walsender that decodes every insert
-            requires=[LOGICAL], expected=False),
+            requires=[LOGICAL, SECOND_SERVER], expected=False),
     Finding("F11", Text("サブスクライバーでのインデックス検索は単一ノードと同程度 (負荷の有無とも、どの種類でも)",
                         "Indexed search on the subscriber is about as fast as on a single node (with and without load, every kind)"),
             [Check(_m("検索時間の比 サブスクライバー ÷ 単一ノード、負荷なし (種類のうち最も高い値)",
@@ -184,7 +232,7 @@ FINDINGS = [
                           "pg_bigm はサブスクライバーがどれも遅い (title 負荷なし 1.93 対 0.46 ms)",
                           "PGroonga: title 0.88/0.92 ms (single 0.88/0.95), description 1.11/1.16 ms (1.12/1.30); "
                           "pg_bigm slower on the subscriber in every cell (title idle 1.93 against 0.46 ms)"),
-            requires=[LOGICAL]),
+            requires=[LOGICAL, SECOND_SERVER]),
     Finding("F12", Text("インデックスなしの検索は、挿入負荷がパブリッシャーにあるサブスクライバーでは単一ノードより速い",
                         "Without an index, a search under insert load is faster on the subscriber (inserts on the publisher) than on a single node"),
             [Check(_m("インデックスなし・挿入負荷ありの検索時間の比 サブスクライバー ÷ 単一ノード",
@@ -195,7 +243,7 @@ FINDINGS = [
                           "description 262.53 against 330.07 ms (-20 %), title 118.94 against 121.44 ms (-2 %)"),
             # the subscriber's apply worker does the inserts' heap work on the search's CPU
             # too; only the client and the commits' WAL flushes move away: a small difference
-            requires=[LOGICAL], expected=False),
+            requires=[LOGICAL, SECOND_SERVER], expected=False),
     Finding("F13", Text("元の挿入レートではサブスクライバーは遅れずに適用するが、パブリッシャーの全速の挿入には追いつけない",
                         "At the original's insert rate the subscriber keeps up; at the publisher's full insert rate it falls behind"),
             [Check(_m("元のレートでの最大の replay_lag (種類のうち最も長い値)",
@@ -206,7 +254,7 @@ FINDINGS = [
                       apply_share), Below(FALLS_BEHIND))],
             original=Text("原典は遅延を測っていない (非同期のロジカルレプリケーション)",
                           "The original did not measure lag (asynchronous logical replication)"),
-            requires=[LOGICAL], declared_kind=REPORT),
+            requires=[LOGICAL, SECOND_SERVER], declared_kind=REPORT),
 ]
 
 

@@ -91,9 +91,10 @@ def ingest_table(run: Run) -> Table:
         rows.append([KIND_NAMES[kind], column or "—", Number(original[key], "", 0) if key in original else "—",
                      Number(ours[condition]["tps"], "", 0),
                      _est(run, condition, lambda r, c=condition: ingest_ratio(r, c, ingest(NONE))) if kind != NONE else None])
-    rows.append([Text("パブリッシャー (インデックスなし)", "publisher (no index)"), "—", Number(original["publisher"], "", 0),
-                 Number(ours[PUBLISHER_INGEST]["tps"], "", 0),
-                 _est(run, PUBLISHER_INGEST, lambda r: ingest_ratio(r, PUBLISHER_INGEST, ingest(NONE)))])
+    if PUBLISHER_INGEST in ours:  # not before 10, nor against an existing server
+        rows.append([Text("パブリッシャー (インデックスなし)", "publisher (no index)"), "—", Number(original["publisher"], "", 0),
+                     Number(ours[PUBLISHER_INGEST]["tps"], "", 0),
+                     _est(run, PUBLISHER_INGEST, lambda r: ingest_ratio(r, PUBLISHER_INGEST, ingest(NONE)))])
     return Table(Text("挿入性能: 原典の表 7.7、7.10 と本ビルド", "Insert throughput: the original's Tables 7.7 and 7.10 and this build"),
                  [Text("インデックス", "Index"), Text("列", "Field"), Text("原典 [件/s]", "Original [inserts/s]"),
                   Text("本ビルド [件/s]", "This build [inserts/s]"), Text(f"÷ インデックスなし{INTERVAL.ja}", f"/ no index{INTERVAL.en}")],
@@ -165,14 +166,16 @@ def words_table(run: Run) -> Table:
 
 
 def replication_table(run: Run) -> Table:
-    pub = run.summary[PUBLISHER_INGEST]
-    rows = [[Text("パブリッシャーの全速の挿入", "publisher's full-speed inserts"), Number(pub["tps"], "", 0),
-             Number(100 * pub["walsender_cpu"], "%", 0), Number(pub["lag_end_bytes"] / 1024, "kB", 0),
-             Number(pub["catch_up_s"], "s", 2), Number(pub["apply_rate"], "", 0)]]
-    for kind in _kinds(run):
-        s = run.summary[search(kind, SUBSCRIBER, LOADED)]
-        rows.append([Text(f"{run.params['rate']:,} 件/s ({KIND_NAMES[kind].ja})", f"{run.params['rate']:,} inserts/s ({KIND_NAMES[kind].en})"),
-                     Number(s["load_tps"], "", 0), None, Number(s["lag_max_bytes"] / 1024, "kB", 1), None, None])
+    pub = run.summary.get(PUBLISHER_INGEST)
+    rows = []
+    if pub:  # no replication before 10, nor against an existing server: no rows
+        rows.append([Text("パブリッシャーの全速の挿入", "publisher's full-speed inserts"), Number(pub["tps"], "", 0),
+                     Number(100 * pub["walsender_cpu"], "%", 0), Number(pub["lag_end_bytes"] / 1024, "kB", 0),
+                     Number(pub["catch_up_s"], "s", 2), Number(pub["apply_rate"], "", 0)])
+        for kind in _kinds(run):
+            s = run.summary[search(kind, SUBSCRIBER, LOADED)]
+            rows.append([Text(f"{run.params['rate']:,} 件/s ({KIND_NAMES[kind].ja})", f"{run.params['rate']:,} inserts/s ({KIND_NAMES[kind].en})"),
+                         Number(s["load_tps"], "", 0), None, Number(s["lag_max_bytes"] / 1024, "kB", 1), None, None])
     return Table(Text("ロジカルレプリケーション: パブリッシャー、遅延、適用の速さ", "Logical replication: publisher, lag and apply rate"),
                  [Text("挿入", "Inserts"), Text("挿入の速さ [件/s]", "insert rate [inserts/s]"),
                   Text("walsender の CPU (パブリッシャーの CPU 1 個に対して)", "walsender's CPU (of the publisher's one CPU)"),
@@ -227,10 +230,10 @@ def rise_chart(run: Run) -> Chart:
 
 
 def numbers(run: Run) -> dict[str, Number]:
-    pub = run.summary[PUBLISHER_INGEST]
+    pub = run.summary.get(PUBLISHER_INGEST)  # none before 10, nor against an existing server
     rows = run.raw["rows"]
     return {
-        "walsender": Number(100 * pub["walsender_cpu"], "%", 0),
+        "walsender": Number(100 * pub["walsender_cpu"] if pub else None, "%", 0),
         "load_share": Number(100 * run.params["rate"] / run.summary[ingest(NONE)]["tps"], "%", 0),
         "rows_end": Number(max(rows[f"search_{k}"] for k in _kinds(run)), "", 0),
         "none_rise": _est(run, "none_rise", lambda r: latency_ratio(r, search(NONE, SINGLE, LOADED), search(NONE, SINGLE, IDLE))),

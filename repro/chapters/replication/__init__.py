@@ -7,6 +7,7 @@ the mean of 3 runs; (A) 1-3 standbys, all synchronous or all asynchronous; (B) 3
 """
 from ...chapter import Chapter
 from ...text import Text
+from ...verdict import own_server
 from .analysis import summarize
 from .findings import FINDINGS
 from .page import CHARTS, TABLES, numbers
@@ -19,4 +20,7 @@ CHAPTER = Chapter(
     tables=TABLES,
     charts=CHARTS,
     numbers=numbers,
+    # against an existing server (--dsn) nothing of it can run: the run says so and stops
+    requires=[own_server(Text("実行が起動するプライマリとスタンバイ",
+                              "a primary and standbys of the run's own"))],
 )

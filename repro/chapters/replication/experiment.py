@@ -12,6 +12,9 @@ interleaved on the same servers. The queries use 10's names; 9.6 reads them as i
 spells them (lab.wal.spelled). After every run: each synchronous standby's flush
 position against the end of the last commit record; at the end, a checksum of the
 table on every server.
+
+Against an existing server (--dsn) nothing runs (the chapter's requirement): every finding
+needs a primary and standbys that the run starts and configures.
 """
 from __future__ import annotations
 

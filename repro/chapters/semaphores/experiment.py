@@ -7,6 +7,11 @@ Before the rounds, on each server: its System V semaphore sets (ipcs -s), then s
 the postmaster while the update script runs (every semaphore call, its errors and its
 call stack); on the major under test, the update script's wait events sampled at the
 fewest and the most clients.
+
+Against an existing server (--dsn), only the last part runs, in a scratch database: the
+update script's wait events at the fewest and the most clients (F8). The rest needs servers
+of the run's own (9.6 and the two builds of 15 beside the major under test) or strace on
+the server's machine.
 """
 from __future__ import annotations
 
@@ -17,7 +22,7 @@ from ...lab import engine
 from ...lab.beside import lab_for, start_all
 from ...lab.context import RunContext
 from ...lab.semaphore_calls import semaphore_sets, traced
-from ...lab.servers import ContainerServer
+from ...lab.servers import ContainerServer, Server
 from ...lab.waits import ActivitySampler
 from ...text import Text
 from .conditions import CONTROL, CONTROL_MAJOR, POSIX, READ, REFERENCE, REFERENCE_MAJOR, SYSV, THIS, UPDATE, cond
@@ -31,7 +36,7 @@ ROLES = {THIS: Text("このメジャー", "the major under test"),
                      "15 built from Debian's source package, unnamed POSIX semaphores")}
 
 
-def _pgbench(server: ContainerServer, script: tuple[str, str], clients: int, seconds: int,
+def _pgbench(server: Server, script: tuple[str, str], clients: int, seconds: int,
              scale: int) -> dict[str, float]:
     """One run; threads = clients / 2, as in 004."""
     name, text = script
@@ -40,14 +45,40 @@ def _pgbench(server: ContainerServer, script: tuple[str, str], clients: int, sec
     return {"tps": r.tps, "latency_ms": r.latency_avg_ms}
 
 
+def _sample(ctx: RunContext, server: Server, bench: Callable[..., dict[str, float]]) -> None:
+    """The update script's wait events at the fewest and the most clients (F8)."""
+    p = ctx.params
+    ctx.step(f"wait events of the update script at {p['sample_clients']} clients (pg_stat_activity, 10 ms)")
+    samples = {}
+    for c in p["sample_clients"]:
+        with ActivitySampler(server) as sampler:
+            bench(server, UPDATE, c)
+        samples[str(c)] = dict(sampler.profile)  # as JSON keeps it
+    ctx.record("wait_samples", samples)
+
+
+def _run_existing(ctx: RunContext, settings: dict[str, str], bench: Callable[..., dict[str, float]]) -> None:
+    """Against an existing server: the wait events of the update script only."""
+    p = ctx.params
+    ctx.step(f"a scratch database, pgbench -i -s {p['scale']} -F 80")
+    server = ctx.server(ROLES[THIS], settings)
+    server.pgbench_init(p["scale"], "-F", "80")
+    bench(server, UPDATE, max(p["sample_clients"]), WARMUP_S)
+    _sample(ctx, server, bench)
+
+
 def run(ctx: RunContext) -> None:
     p = ctx.params
     settings = ctx.settings("postgresql.conf") | {"shared_buffers": p["shared_buffers"]}
     scripts = {w: (f"{w}.pgbench", ctx.text(f"{w}.pgbench")) for w in (READ, UPDATE)}
 
-    def bench(server: ContainerServer, workload: str, clients: int, seconds: int = p["seconds"]
+    def bench(server: Server, workload: str, clients: int, seconds: int = p["seconds"]
               ) -> dict[str, float]:
         return _pgbench(server, scripts[workload], clients, seconds, p["scale"])
+
+    if ctx.external:
+        _run_existing(ctx, settings, bench)
+        return
 
     def prepare(server: ContainerServer) -> None:
         server.pgbench_init(p["scale"], "-F", "80")  # 004's update runs' fillfactor
@@ -77,13 +108,7 @@ def run(ctx: RunContext) -> None:
             for workload in workloads[k]:
                 bench(server, workload, max(clients[k]), WARMUP_S)
 
-        ctx.step(f"wait events of the update script at {p['sample_clients']} clients (pg_stat_activity, 10 ms)")
-        samples = {}
-        for c in p["sample_clients"]:
-            with ActivitySampler(servers[THIS]) as sampler:
-                bench(servers[THIS], UPDATE, c)
-            samples[str(c)] = dict(sampler.profile)  # as JSON keeps it
-        ctx.record("wait_samples", samples)
+        _sample(ctx, servers[THIS], bench)
 
         ctx.step(f"strace -f -k on each postmaster: the update script at {p['trace_clients']} clients for {p['trace_s']} s")
         ctx.record("semaphore_calls", {

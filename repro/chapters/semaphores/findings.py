@@ -21,7 +21,8 @@ from typing import Callable
 
 from ...stats import Rounds
 from ...text import Text
-from ...verdict import REPORT, SANITY, Above, Below, Between, Check, Finding, Measure, Requirement, majors, max_cpus
+from ...verdict import (REPORT, SANITY, Above, Below, Between, Check, Finding, Measure, Requirement, majors, max_cpus,
+                         own_server)
 from .analysis import (error_share, errors_per_call, lock_user_share, measured_clients, semaphore_sets_of,
                        semaphore_syscalls, wal_write_growth)
 from .conditions import POSIX, READ, REFERENCE, SYSV, THIS, UPDATE, cond
@@ -39,6 +40,9 @@ NEARLY_ALL = 95.0  # % of futex failures that are EAGAIN
 RARER = 0.25  # semop's failure rate (an interrupted sleep, EINTR) over futex's, below this
 GROWS = 1.5  # WALWrite share of sampled backends, most clients over fewest
 
+BESIDE = own_server(Text("同じマシンで並べて動かす 9.6 のサーバー", "a 9.6 server run beside it"))
+TRACED = own_server(Text("サーバーのマシンでの strace と ipcs", "strace and ipcs on the server's machine"))
+CONTROL_BUILDS = own_server(Text("並べて動かす 15 のソースからの 2 つのビルド", "the two builds of 15's source run beside it"))
 SMALL_MACHINE = max_cpus(2)  # the claims on 2 CPUs: on 32 cores F3 says otherwise
 AGAINST_9_6 = majors(10, why=Text("9.6 の実行には比べる相手 (9.6) がいません。",
                                   "A run on 9.6 has no 9.6 beside it to compare with."))
@@ -178,44 +182,45 @@ FINDINGS = [
             + [Check(_read_levels(s), Between(*FLAT)) for s in (THIS, REFERENCE)],
             original=Text("32 コア: 9.6.6、10.1 とも 32 クライアントまで伸び、その先 96 まで横ばい (グラフのみ)",
                           "32 cores: 9.6.6 and 10.1 both grew up to 32 clients and stayed flat up to 96 (graph only)"),
-            requires=[AGAINST_9_6, KNEE_MEASURED]),
+            requires=[AGAINST_9_6, BESIDE, KNEE_MEASURED]),
     Finding("F2", Text("参照系の TPS は 9.6 と大きくは変わらない",
                        "Read TPS stays close to 9.6's"),
             [Check(_versus(READ, p), Between(*CLOSE)) for p in POINTS],
             original=Text("10.1 はほとんどのクライアント数で 9.6.6 よりわずかに上、差は大きくない (グラフのみ)",
                           "10.1 slightly above 9.6.6 at most client counts, not by much (graph only)"),
-            requires=[AGAINST_9_6]),
+            requires=[AGAINST_9_6, BESIDE]),
     Finding("F3", Text(f"コア数を超えるクライアント数 ({MANY} 以上) では、更新系の TPS が 9.6 より低い",
                        f"Above the core count ({MANY} clients and more), update TPS is lower than 9.6's"),
             [Check(_versus(UPDATE, "most"), Below(SLOWER))],
             original=Text("32 コア: コア数までは同程度、48 クライアント以上で 9.6.6 が上、最大 TPS も 9.6.6 が大きく上 (グラフのみ)",
                           "32 cores: level up to the core count; from 48 clients 9.6.6 ahead, and its maximum TPS much higher (graph only)"),
-            requires=[AGAINST_9_6, ORIGINAL_CURVE],
+            requires=[AGAINST_9_6, BESIDE, ORIGINAL_CURVE],
             # not expected on 2 CPUs: the original's effect needs dozens of running backends
             expected=False),
     Finding("F4", Text("CPU 2 個以下のマシンでは、更新系の TPS は 1 クライアントから最多クライアントまで 9.6 と大きくは変わらない",
                        "On a machine of 2 CPUs or fewer, update TPS stays close to 9.6's from 1 client to the most"),
             [Check(_versus(UPDATE, p), Between(*CLOSE)) for p in POINTS],
             original=Text("原典は 32 コアのみ (F3)", "The original measured 32 cores only (F3)"),
-            requires=[AGAINST_9_6, SMALL_MACHINE],
+            requires=[AGAINST_9_6, BESIDE, SMALL_MACHINE],
             declared_kind=REPORT),
     Finding("F5", Text("9.6 は System V セマフォ (semop) で待ち、10 以降は futex (名前なし POSIX セマフォ) で待つ",
                        "9.6 waits on System V semaphores (semop); 10 and later on futex (unnamed POSIX semaphores)"),
             _api(REFERENCE, sysv=True) + _api(THIS, sysv=False),
             original=Text("80 クライアント: 時間の最も長いシステムコールが 9.6.6 は semop、10.1 は futex",
                           "80 clients: the system call taking the most time was semop in 9.6.6 and futex in 10.1"),
-            requires=[AGAINST_9_6]),
+            requires=[AGAINST_9_6, BESIDE, TRACED]),
     Finding("F6", Text("futex の「エラー」はセマフォの値が先に変わった EAGAIN (眠らずに済んだ競合) で、失敗ではない。semop が失敗するのはずっとまれ",
                        "futex's \"errors\" are EAGAIN (the semaphore changed first, so no sleep was needed), not failures; semop fails far more rarely"),
             [Check(FUTEX_FAILED, Above(0)), Check(EAGAIN, Above(NEARLY_ALL)), Check(SEMOP_FAILED, Below(RARER))],
             original=Text("10.1 の futex のエラー数が 9.6.6 の semop より格段に多い。著者はこれが性能を下げたと推測 (数値なし)",
                           "10.1's futex showed far more errors than 9.6.6's semop; the authors suspected they cost performance (no numbers)"),
-            requires=[AGAINST_9_6]),
+            requires=[AGAINST_9_6, BESIDE, TRACED]),
     Finding("F7", Text("どちらのセマフォ呼び出しも、ほとんどは XLogFlush (コミット時の WAL フラッシュ) が求めた LWLock の待ちと起こし",
                        "Most semaphore calls, of either kind, wait for or wake on an LWLock XLogFlush asked for (the WAL flush at commit)"),
             [Check(_flush_share(s), Above(MOST)) for s in (THIS, SYSV, POSIX)],
             original=Text("スタックトレース: semop/futex ← PGSemaphoreLock/Unlock ← LWLockAcquireOrWait/LWLockRelease ← XLogFlush ← CommitTransaction",
-                          "Stack traces: semop/futex ← PGSemaphoreLock/Unlock ← LWLockAcquireOrWait/LWLockRelease ← XLogFlush ← CommitTransaction")),
+                          "Stack traces: semop/futex ← PGSemaphoreLock/Unlock ← LWLockAcquireOrWait/LWLockRelease ← XLogFlush ← CommitTransaction"),
+            requires=[TRACED, CONTROL_BUILDS]),
     Finding("F8", Text("更新系では、WALWrite ロックを待つバックエンドの割合がクライアント数とともに増える",
                        "In the update workload, the share of backends waiting on the WALWrite lock grows with clients"),
             [Check(WAL_WRITE_GROWTH, Above(GROWS))],
@@ -227,10 +232,10 @@ FINDINGS = [
             [Check(_control(p), Between(*CLOSE)) for p in ("cpus", "most")],
             original=Text("原典は 10 を System V セマフォでビルドする確認を提案したが、実施していない",
                           "The original proposed building 10 with System V semaphores as the check, but did not run it"),
-            declared_kind=REPORT),
+            requires=[CONTROL_BUILDS], declared_kind=REPORT),
     # The builds' own check: each calls what it was configured to (true by construction
     # unless the build went wrong), so it reproduces nothing.
     Finding("F10", Text("対照の 2 つのビルドは、それぞれ設定したセマフォのシステムコールを呼ぶ",
                         "Each build of the control calls the semaphores it was configured with"),
-            _api(SYSV, sysv=True) + _api(POSIX, sysv=False), declared_kind=SANITY),
+            _api(SYSV, sysv=True) + _api(POSIX, sysv=False), requires=[TRACED, CONTROL_BUILDS], declared_kind=SANITY),
 ]

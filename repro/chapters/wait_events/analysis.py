@@ -117,6 +117,14 @@ def cpu_others(record: dict[str, Any]) -> float:
     return record["cpu"]["us"] + record["cpu"]["sy"] - record["cpu_container"]
 
 
+def cpu_means(records: list[dict[str, Any]]) -> dict[str, float] | None:
+    """The mean CPU split of the records (the mean, not the median, so that us + sy + wa +
+    st + id stays 100 %); None where it was not read (an existing server's machine)."""
+    if any(r["cpu"] is None for r in records):
+        return None
+    return {k: sum(r["cpu"][k] for r in records) / len(records) for k in records[0]["cpu"]}
+
+
 def peak_tps(rounds: Rounds, mode: str, clients: list[int]) -> float:
     """The mode's highest median TPS over the client counts."""
     return max(median(rounds.values(f"{mode}/{c}", "tps")) for c in clients)
@@ -132,12 +140,12 @@ def summarize(raw: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
         profiles = {m: pooled(records, m) for m in METHODS}
         timed = [r["wal_sync_ms"] for r in records if r.get("wal_sync_ms") is not None]
         syncs = sum(r["wal_syncs"] for r in records if r.get("wal_syncs") is not None)
+        cpu = cpu_means(records)
         conditions[condition] = {
             "tps": median([r["tps"] for r in records]),
             "latency_ms": median([r["latency_ms"] for r in records]),
-            # the mean, not the median, so that us + sy + wa + st + id stays 100 %
-            "cpu": {k: sum(r["cpu"][k] for r in records) / len(records) for k in records[0]["cpu"]},
-            "cpu_others": sum(cpu_others(r) for r in records) / len(records),
+            "cpu": cpu,
+            "cpu_others": sum(cpu_others(r) for r in records) / len(records) if cpu else None,
             **{f"shares_{m}": waiting_shares(p) for m, p in profiles.items()},
             **{f"samples_{m}": sum(p.values()) for m, p in profiles.items()},
             "wal_sync_time_pct": wal_sync_time_pct(rounds, condition, seconds_of(raw, condition)),
@@ -145,6 +153,7 @@ def summarize(raw: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
             "poll_ms": median([r["poll_ms"] for r in records]),
             "rounds": len(records),
         }
-    one_write = [r for r in raw["pg_test_fsync"] if r["section"].endswith("one 8kB write")]
-    return {"clients": params["clients"], "conditions": conditions, "fsync": raw["pg_test_fsync"],
+    fsync = raw["pg_test_fsync"] or []  # None: not run (an existing server's machine)
+    one_write = [r for r in fsync if r["section"].endswith("one 8kB write")]
+    return {"clients": params["clients"], "conditions": conditions, "fsync": fsync,
             "fdatasync_us": next((r["usecs"] for r in one_write if r["method"] == "fdatasync"), None)}

@@ -9,10 +9,10 @@ from collections.abc import Callable
 
 from ...stats import Rounds
 from ...text import Text
-from ...verdict import (Above, Below, Between, Check, CheckResult, Finding, Measure, data, feature, majors,
-                        min_cpus)
+from ...verdict import (Above, Below, Between, Check, CheckResult, Finding, Measure, Requirement, data, feature,
+                        majors, min_cpus, own_server)
 from .analysis import (CLIENT_READ, MODES, TRANSACTIONID, cpu_others, peak_tps, placement_ratio,
-                       ratio_to_time, share)
+                       ratio_to_time, sampled, share)
 
 WAL_LARGE_PCT = 10.0  # normal mode: WAL-flush waits at least this share at every client count
 WALWRITE_MAX_PCT = 10.0  # ... and LWLock:WALWrite at least this at the most clients
@@ -215,17 +215,40 @@ NO_CPU_SAMPLES = Text("このイメージの pg_wait_sampling には sample_cpu 
                       "samples of processes that are not waiting, so it gives no share of time.")
 
 SAMPLING = feature("pg_wait_sampling")  # F1, F2, F4, F7 read its profile; the rest need none
+# Against an existing server (--dsn), what the run cannot do there (experiment.py's docstring):
+SAMPLED_THERE = Requirement(
+    lambda e: not e.external or sampled(e.raw),
+    lambda e: Text("既存のサーバーで pg_wait_sampling がこの実行のバックエンドを標本にできませんでした "
+                   "(サーバーが shared_preload_libraries で読み込み、ロールがスクラッチデータベースに拡張を作れ、"
+                   "pg_wait_sampling.profile_pid が on であることが要ります)。",
+                   "pg_wait_sampling could not sample the run's backends on the existing server (it needs "
+                   "the server to preload it in shared_preload_libraries, a role that may create it in the "
+                   "scratch database, and pg_wait_sampling.profile_pid = on)."),
+    Text("サーバーが読み込み、スクラッチデータベースに作れる pg_wait_sampling",
+         "pg_wait_sampling preloaded by the server and creatable in the scratch database"), of_target=True)
+SERVER_CPUS = Requirement(  # F5 compares the clients with it; an existing server's is not known
+    lambda e: not e.external or e.raw.get("engine_cpus") is not None,
+    lambda e: Text("クライアント数をサーバーの CPU 数と比べますが、既存のサーバーの CPU 数はここからは分かりません。",
+                   "It compares the clients with the server's CPU count, which is not known here for an "
+                   "existing server."),
+    Text("サーバーの CPU 数", "the server's CPU count"), of_target=True)
+PINNED = own_server(Text("サーバーのマシンで CPU を指定した対照実行 (taskset)",
+                         "control runs bound to CPUs on the server's machine (taskset)"))
+CPU_COUNTERS = own_server(Text("サーバーのマシンの CPU 使用率 (/proc/stat)",
+                               "the CPU counters of the server's machine (/proc/stat)"))
 
 FINDINGS = [
     Finding("F1", Text("通常モードでは WAL フラッシュ待ちが待機の大きな割合を占め、LWLock:WALWrite は"
                        "クライアント数とともに増える",
                        "In normal mode, waits for WAL flushes take a large share of the waits, and "
-                       "LWLock:WALWrite grows with the clients"), f1_checks(), requires=[SAMPLING],
+                       "LWLock:WALWrite grows with the clients"), f1_checks(),
+            requires=[SAMPLED_THERE, SAMPLING],
             original=Text("WALWrite がクライアント数に比例して増加 (グラフ)",
                           "WALWrite grows in proportion to the clients (chart)")),
     Finding("F2", Text("unlogged テーブルと非同期コミットでは WAL 待ちがほぼ消え、その分 Client:ClientRead が増える",
                        "With unlogged tables and with asynchronous commit the WAL waits all but vanish, "
-                       "and Client:ClientRead takes their place"), f2_checks(), requires=[SAMPLING],
+                       "and Client:ClientRead takes their place"), f2_checks(),
+            requires=[SAMPLED_THERE, SAMPLING],
             original=Text("ClientRead が増えて大半を占める (グラフ)", "ClientRead grows and dominates (chart)")),
     Finding("F3", Text("unlogged と非同期コミットの最大 TPS は通常モードより高い",
                        "Unlogged tables and asynchronous commit reach a higher peak TPS than normal mode"),
@@ -234,7 +257,7 @@ FINDINGS = [
     Finding("F4", Text("どのモードでも Lock:transactionid (pgbench_branches の行ロック待ち) は"
                        "クライアント数とともに増える",
                        "In every mode Lock:transactionid (row locks on pgbench_branches) grows with "
-                       "the clients"), f4_checks(), requires=[SAMPLING],
+                       "the clients"), f4_checks(), requires=[SAMPLED_THERE, SAMPLING],
             original=Text("クライアント数とともに増加 (グラフ)", "grows with the clients (chart)")),
     Finding("F5", Text("クライアント数が CPU の数より多ければ、pg_stat_activity を短い間隔で読むだけでも "
                        "pg_wait_sampling と同じ結論 (F1・F2・F4) が得られる",
@@ -244,7 +267,7 @@ FINDINGS = [
              *f4_checks("activity", _busy)],
             original=Text("拡張がなくても pg_stat_activity の定期的な読み取りで傾向がわかる",
                           "without the extension, polling pg_stat_activity shows the trend"),
-            requires=[majors(10, why=NAMED_EVENTS)]),
+            requires=[majors(10, why=NAMED_EVENTS), SERVER_CPUS]),
     Finding("F6", Text("1 クライアントでは、pg_stat_activity を読むクエリがサンプリング対象と同じ CPU を"
                        "待つと、別の CPU で読むより短い待機 (IO:WALSync) を少なく数え、別の CPU で読めば"
                        "サーバーが測った時間と合う",
@@ -262,7 +285,7 @@ FINDINGS = [
                                "poll on its own CPU: IO:WALSync share / measured WAL fsync time"),
                           _controls),
                    Between(*OWN_CPU_RATIO))],
-            requires=[min_cpus(2), majors(14, why=NEEDS_TIMING)],
+            requires=[PINNED, CPU_COUNTERS, min_cpus(2), majors(14, why=NEEDS_TIMING)],
             explain=_explain_taken(_controls, Text("読み取りに空いていたはずの CPU",
                                                    "the CPU the poll was to have to itself"))),
     Finding("F7", Text("pg_wait_sampling の IO:WALSync のサンプルの割合は、サーバーが WAL の fsync に"
@@ -275,7 +298,7 @@ FINDINGS = [
                    Between(*SAMPLING_RATIO))
              for name, label in (("same_cpu", Text("読み取りが同じ CPU", "poll on the same CPU")),
                                  ("own_cpu", Text("読み取りが別の CPU", "poll on its own CPU")))],
-            requires=[min_cpus(2), majors(14, why=NEEDS_TIMING), SAMPLING,
+            requires=[PINNED, min_cpus(2), majors(14, why=NEEDS_TIMING), SAMPLING,
                       data("sampling_counts_cpu", NO_CPU_SAMPLES,
                            Text("CPU を数える pg_wait_sampling", "pg_wait_sampling that counts CPU"))]),
     Finding("F8", Text("通常モードでは CPU に空きを残したまま TPS が頭打ちになり、unlogged と非同期コミットは"
@@ -289,5 +312,6 @@ FINDINGS = [
                    Above(IDLE_GAP_PT))],
             original=Text("通常モードは vmstat の id に余裕があるまま TPS が伸びない",
                           "normal mode: TPS stops growing while vmstat's id still shows room"),
+            requires=[CPU_COUNTERS],
             explain=_explain_taken(_at_cpus, Text("空いていたはずの CPU", "the CPU that would have been idle"))),
 ]

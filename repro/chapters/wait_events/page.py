@@ -35,6 +35,11 @@ def _condition(run: Run, key: str) -> dict:
     return run.summary["conditions"][key]
 
 
+def _cpu(v: dict, field: str) -> float | None:
+    """A condition's mean CPU share, None where it was not read (an existing server)."""
+    return v["cpu"][field] if v["cpu"] else None
+
+
 @cache
 def _tps_measure(key: str) -> Measure:
     return Measure(Text(key, key), lambda r: median(r.values(key, "tps")), "", 0, floor=0)
@@ -68,7 +73,7 @@ def _per_mode_chart(title: Text, field: str, y_label: Text) -> Callable[[Run], C
 
 def cpu_chart(run: Run) -> Chart:
     keys = [(m, c) for m in MODES for c in _clients(run)]
-    series = [Series(label, [_condition(run, f"{m}/{c}")["cpu"][f] for m, c in keys])
+    series = [Series(label, [_cpu(_condition(run, f"{m}/{c}"), f) for m, c in keys])
               for f, label in CPU_FIELDS.items()]
     return Chart(Text("CPU 使用率 (/proc/stat、マシン全体)", "CPU utilisation (/proc/stat, whole machine)"),
                  [Text(f"{MODE_LABELS[m].ja} {c}", f"{MODE_LABELS[m].en} {c}") for m, c in keys],
@@ -102,7 +107,7 @@ def throughput_table(run: Run) -> Table:
             v = _condition(run, f"{m}/{c}")
             rows.append([MODE_LABELS[m], Number(c, "", 0), _tps(run, f"{m}/{c}"),
                          Number(v["latency_ms"], "", 2),
-                         *(Number(v["cpu"][f], "%", 0) for f in CPU_FIELDS)])
+                         *(Number(_cpu(v, f), "%", 0) for f in CPU_FIELDS)])
     return Table(Text("TPS と平均レイテンシ (ラウンドの中央値)、CPU 使用率 (平均)",
                       "TPS and latency average (medians over rounds), CPU (means)"),
                  [COL["mode"], COL["clients"], COL["tps"], COL["latency"],
@@ -209,10 +214,11 @@ def numbers(run: Run) -> dict[str, Number]:
     normal_hi = _condition(run, f"normal/{hi}")["shares_sampling"]
     out["normal.wal_max_clients"] = _pct(sum(normal_hi.get(e, 0.0) for e in WAL_FLUSH)
                                          if sampled(run.raw) else None)
-    out["normal.idle_peak"] = _pct(_condition(run, f"normal/{_peak(run, 'normal')}")["cpu"]["id"])
+    out["normal.idle_peak"] = _pct(_cpu(_condition(run, f"normal/{_peak(run, 'normal')}"), "id"))
     out["max_clients"] = Number(hi, "", 0)
+    n = run.raw["engine_cpus"]  # None: an existing server's CPU count is not known
     gaps = [_gap(_condition(run, f"{m}/{c}"), events) for m in MODES for c in _clients(run)
-            if c > run.raw["engine_cpus"] and sampled(run.raw)
+            if n is not None and c > n and sampled(run.raw)
             for events in (WAL_FLUSH, (CLIENT_READ,), (TRANSACTIONID,))]
     out["methods.max_gap"] = Number(max(gaps, default=None), "pt", 1)
     one = _condition(run, "normal/1")
@@ -220,7 +226,6 @@ def numbers(run: Run) -> dict[str, Number]:
     for method in ("sampling", "activity"):
         out[f"one.walsync_{method}"] = _pct(share_of_time(run.rounds, "normal/1", "IO:WALSync", method))
         out[f"one.clientread_{method}"] = _pct(share_of_time(run.rounds, "normal/1", CLIENT_READ, method))
-    n = run.raw["engine_cpus"]
     at_cpus = run.summary["conditions"].get(f"normal/{n}")
     out["cpus"] = Number(n, "", 0)
     out["normal.tps_1"] = _tps(run, "normal/1")

@@ -10,6 +10,10 @@ shared_buffers (EXPLAIN BUFFERS), what the server says to fsync_writethrough, th
 under the data directory, and an untimed run of every update condition (which also takes
 the full-page writes after the load's checkpoint). Then the pgbench runs are interleaved
 round by round.
+
+Against an existing server (--dsn) nothing runs (the chapter's requirement): the findings
+need restarts with other shared_buffers, wal_sync_method changes (a reload) or pg_test_fsync
+on the server's machine, and the read curve needs the server's CPU count.
 """
 from __future__ import annotations
 

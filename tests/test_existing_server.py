@@ -1,0 +1,146 @@
+"""Chapters against a real server that the project did not start (Debian's `postgresql`, a
+cluster of the test's own: tests/existing_server.py), then `repro compare` beside a published
+run: the verdicts, nothing left on the server but what was there, its settings unchanged,
+no password anywhere; and bad input, one line and exit 2, leaving nothing behind.
+
+auto_explain runs its session-loaded part there (its role is a superuser, as the chapter
+needs); semaphores its one finding that needs no server of its own (F8). The published run
+of auto_explain is a container run on the same major at the same scale, stored in a
+scratch RESULTS directory as `repro archive` would store it; semaphores' published runs
+are the project's, at another scale: compare names the difference and refuses.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+from conftest import Watcher
+
+from existing_server import NO_CREATEDB, ExistingServer, binaries, start
+from repro.lab.servers import leftovers
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[ExistingServer]:
+    if binaries() is None:  # the install script names the package
+        subprocess.run([str(ROOT / "scripts" / "install-system.sh"), "postgresql"], check=True)
+    directory = Path(tempfile.mkdtemp(prefix="repro-existing-"))  # the postgres user must reach it
+    os.chmod(directory, 0o755)
+    try:
+        s = start(directory / "cluster")
+        yield s
+        s.stop()
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def _repro(*args: str, env: dict[str, str], timeout: float = 900) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "repro", *args], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def _settings(s: ExistingServer) -> str:
+    return s.sql("SELECT name, setting, source FROM pg_settings ORDER BY name")
+
+
+def _databases(s: ExistingServer) -> list[str]:
+    return s.sql("SELECT datname FROM pg_database ORDER BY 1").split()
+
+
+def test_chapters_against_an_existing_server_and_compare(server: ExistingServer, tmp_path: Path,
+                                                         watcher: Watcher) -> None:
+    build, published = tmp_path / "build", tmp_path / "published"
+    env = {**os.environ, "REPRO_RESULTS": str(build), "RESULTS": str(published)}
+    major = binaries().parent.name  # Debian's server: its major
+    before, databases = _settings(server), _databases(server)
+
+    mine = _repro("run", "auto_explain", "--pg", major, "--scale", "tiny", "--wait", env=env)
+    assert mine.returncode == 0, mine.stderr[-2000:]
+    (published / "auto_explain").mkdir(parents=True)
+    shutil.move(build / "auto_explain" / f"pg{major}-tiny.json", published / "auto_explain" / f"pg{major}-tiny-x.json")
+
+    dsn = server.dsn()
+    with_password = {**env, "PGPASSWORD": server.password}
+    outputs = []
+    for name in ("auto_explain", "semaphores"):
+        r = _repro("run", name, "--dsn", dsn, "--scale", "tiny", "--wait", env=with_password)
+        assert r.returncode == 0, r.stderr[-2000:]
+        outputs += [r.stdout, r.stderr]
+    compared = _repro("compare", "auto_explain", "--json", env=env)
+    other = _repro("compare", "semaphores", "--json", env=env)
+    watcher.stop()
+
+    assert compared.returncode == 0, compared.stderr
+    found = {f["finding"]: f for f in json.loads(compared.stdout)["findings"]}
+    assert found["F1"]["this_machine"].startswith("not applicable against an existing server")
+    assert found["F6"]["this_machine"].startswith("not applicable against an existing server")
+    for fid in ("F2", "F3", "F4", "F5"):  # judged per session, beside the published run
+        assert not found[fid]["this_machine"].startswith("not applicable"), found[fid]
+        assert all(c["this_machine"]["value"] is not None for c in found[fid]["checks"]), found[fid]
+        assert all(c["published"]["value"] is not None for c in found[fid]["checks"]), found[fid]
+    count = next(c for c in found["F3"]["checks"] if "count, serial" in c["check"])
+    assert count["difference"]["kind"] == "ratio" and count["difference"]["low"] < count["difference"]["high"]
+    # the project's published semaphores runs are at default scale: another experiment, named
+    lines = other.stderr.strip().splitlines()
+    assert other.returncode == 2 and len(lines) == 1 and lines[0].startswith(
+        f"error: the published runs of semaphores on PostgreSQL {major} differ from this machine's") \
+        and "default scale" in lines[0] and "this machine: tiny scale" in lines[0], other.stderr
+    semaphores = json.loads(next((build / "semaphores").glob(f"pg{major}-tiny-dsn-*.json")).read_text())
+    assert semaphores["raw"]["wait_samples"], "F8's samples were taken on the existing server"
+
+    assert _databases(server) == databases, "the run's scratch databases are gone"
+    assert _settings(server) == before, "the server's settings are as they were"
+    assert not leftovers()
+    texts = outputs + [compared.stdout] + [p.read_text() for p in build.rglob("*.json")] + watcher.seen
+    assert not [t for t in texts if server.password in t], "the password showed"
+
+
+def _one_line_error(r: subprocess.CompletedProcess, text: str) -> None:
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1 and lines[0].startswith("error: ") and text in lines[0], r.stderr
+
+
+@pytest.mark.parametrize("case", ["unreachable", "wrong password", "no CREATEDB", "password in the DSN"])
+def test_bad_input_against_an_existing_server(server: ExistingServer, tmp_path: Path, case: str) -> None:
+    env = {**os.environ, "REPRO_RESULTS": str(tmp_path), "PGPASSWORD": server.password}
+    dsn, text = {
+        "unreachable": ("host=127.0.0.1 port=1 user=bench dbname=postgres connect_timeout=3", "cannot connect to the DSN"),
+        "wrong password": (server.dsn(), "cannot connect to the DSN"),
+        "no CREATEDB": (server.dsn(NO_CREATEDB), f"the role {NO_CREATEDB} may not create databases (CREATEDB)"),
+        "password in the DSN": (server.dsn() + " password=secret", "the DSN carries a password"),
+    }[case]
+    if case == "wrong password":
+        env["PGPASSWORD"] = "not-the-password"
+    databases = _databases(server)
+    r = _repro("run", "parallel", "--dsn", dsn, "--scale", "tiny", "--wait", env=env, timeout=120)
+    _one_line_error(r, text)
+    assert server.password not in r.stderr + r.stdout
+    assert _databases(server) == databases and not leftovers() and not list(tmp_path.rglob("*.json"))
+
+
+def test_an_interrupted_run_drops_its_scratch_database(server: ExistingServer, tmp_path: Path) -> None:
+    env = {**os.environ, "REPRO_RESULTS": str(tmp_path), "PGPASSWORD": server.password, "PYTHONUNBUFFERED": "1"}
+    databases = _databases(server)
+    proc = subprocess.Popen([sys.executable, "-m", "repro", "run", "auto_explain", "--dsn", server.dsn(),
+                             "--scale", "tiny", "--wait"], cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    for line in proc.stderr:
+        if "round 1 ·" in line or time.monotonic() > deadline:
+            break
+    assert any(re.fullmatch(r"repro_[0-9a-f]+_\d+", d) for d in _databases(server)), "the run is in its database"
+    proc.send_signal(signal.SIGINT)
+    proc.stderr.read()
+    assert proc.wait(timeout=60) == 130
+    assert _databases(server) == databases and not leftovers()
