@@ -159,21 +159,21 @@ def test_a_verdict_judged_by_a_claim_revised_after_its_run_says_so(scratch_chapt
     stands; if the claim was revised after the run, the cell says so (it never counts)."""
     from repro import results
     from repro.chapter import Run
-    from repro.site import store, sphinxext
+    from repro.site import matrix, store
 
     stored = sorted((results.ROOT / "results" / "auto_explain").glob("pg17-default-*.json"))[-1]
     doc = results.load(stored, "auto_explain")
     run = Run(scratch_chapter, {**doc, "provenance": {**doc["provenance"], "started": "2030-01-01T10:00:00+00:00"}})
     f, other = scratch_chapter.findings[:2]
     note = "The claim was revised after this run (2030-06-01)"
-    assert note not in sphinxext._matrix_cell(store.Shown(run, None), f.id, "en").astext()
+    assert note not in matrix._matrix_cell(store.Shown(run, None), f.id, "en").astext()
     register = claims.load(scratch_chapter)
     register[f.id]["revisions"].append({"date": "2030-06-01T00:00+00:00", "what": "revised",
                                         "old": {}, "new": {}, "why": "test"})
     claims._write(claims.path(scratch_chapter), register)
     assert store.revised_after(run, f.id) == "2030-06-01T00:00+00:00"
-    assert note in sphinxext._matrix_cell(store.Shown(run, None), f.id, "en").astext()
-    assert "この実行のあとで主張を改訂 (2030-06-01)" in sphinxext._matrix_cell(store.Shown(run, None), f.id, "ja").astext()
+    assert note in matrix._matrix_cell(store.Shown(run, None), f.id, "en").astext()
+    assert "この実行のあとで主張を改訂 (2030-06-01)" in matrix._matrix_cell(store.Shown(run, None), f.id, "ja").astext()
     assert store.revised_after(run, other.id) is None
-    assert note not in sphinxext._matrix_cell(store.Shown(run, None), other.id, "en").astext()
+    assert note not in matrix._matrix_cell(store.Shown(run, None), other.id, "en").astext()
 

@@ -28,7 +28,8 @@ from conftest import chapter_result
 from repro import registry
 from repro.chapter import Run
 from repro.site import store
-from repro.site.sphinxext import BUCKETS, ORDER, bucket, run_numbers
+from repro.site.report import BUCKETS, ORDER, bucket
+from repro.site.roles import run_numbers
 from repro.verdict import KIND
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -102,15 +103,14 @@ def _order(base_url, browser) -> None:  # build and serve once before any browse
     SHOTS.mkdir(parents=True, exist_ok=True)
 
 
-def _page_run(name: str) -> Run:
-    """The run the pages show. A site built elsewhere (SITE_DIR, perhaps `make html
+def _page_verdicts(name: str) -> list:
+    """The verdicts the pages show: pooled over the runs of the current experiment (this
+    build's and the stored ones). A site built elsewhere (SITE_DIR, perhaps `make html
     REPRO=cached`) shows this build's result or else the newest stored one, and the build
     directory may hold none or an unrelated tiny one; a site built here shows the fresh one."""
-    if os.environ.get("SITE_DIR"):
-        shown = store.current(name, 17, os.environ.get("SCALE", "default"))
-        if shown.run is not None:
-            return shown.run
-    return Run(registry.get(name), chapter_result(name)[0])
+    scale = os.environ.get("SCALE", "default") if os.environ.get("SITE_DIR") else chapter_result(name)[0]["scale"]
+    shown = store.current(name, 17, scale)
+    return shown.verdicts if shown.run is not None else Run(registry.get(name), chapter_result(name)[0]).verdicts
 
 
 @pytest.mark.parametrize("lang", ["ja", "en"])
@@ -126,7 +126,7 @@ def test_front_page_and_ledger(base_url, browser, lang: str) -> None:
     seen = set()
     for name, opened, line, rows in groups:  # rows: finding, claim, status
         assert not opened
-        verdicts = {v.finding.id: v for v in _page_run(name).verdicts}
+        verdicts = {v.finding.id: v for v in _page_verdicts(name)}
         assert line.startswith(registry.get(name).title(lang)), line
         for status in {bucket(v) for v in verdicts.values()}:  # the line counts each verdict
             n = sum(bucket(v) == status for v in verdicts.values())
@@ -141,7 +141,7 @@ def test_front_page_and_ledger(base_url, browser, lang: str) -> None:
     assert first.locator("table.repro-ledger").is_visible()
     counted: dict[tuple[str, str], int] = {}  # the summary on this major counts the same verdicts
     for name, chapter in registry.chapters().items():
-        for v in _page_run(name).verdicts:
+        for v in _page_verdicts(name):
             key = (KIND[v.finding.kind](lang), bucket(v))
             counted[key] = counted.get(key, 0) + 1
     table = page.locator("table.repro-summary").first
@@ -229,6 +229,44 @@ def test_inline_numbers_are_the_results(site: Path, name: str) -> None:
         page = (site / lang / "chapters" / f"{name}.html").read_text(encoding="utf-8")
         found = sorted(html.unescape(t) for t in re.findall(r'<span class="repro-num">([^<]*)</span>', page))
         assert found == sorted(numbers[k].format(lang) for k in keys), lang
+
+
+OTHER_STATISTIC = ("この実行", "this run", "最新の実行", "newest run", "中央値", "median", "原典", "original")
+FINDING_ID = re.compile(r"\bF(\d+)\b")
+
+
+def _sentences(paragraph: str) -> list[str]:
+    """A paragraph's sentences (Japanese ends them with 。, English with a full stop before a
+    space; a number's decimal point has none)."""
+    return [s for s in re.split(r"(?<=。)|(?<=\.)\s+(?=[A-Z(])", paragraph) if s.strip()]
+
+
+@pytest.mark.parametrize("name", sorted(registry.chapters()))
+def test_numbers_in_sentences_about_a_finding_are_its_verdicts(site: Path, name: str) -> None:
+    """A sentence that names a finding (F3) and cites a measured number gives that finding's
+    own number (its pooled estimate and interval, as the findings table shows it), the
+    machine's CPU count, or says which other statistic it is (this run's, a median, the
+    original's). Both languages, on the built page."""
+    shown = store.current(name, 17, os.environ.get("SCALE", "default"))
+    if shown.run is None or "unavailable" in shown.run.doc:
+        pytest.skip(f"{name} has no result in this build")
+    verdicts = {v.finding.id: v for v in shown.verdicts}
+    machine = run_numbers(registry.get(name), shown.run)["cpus"]
+    problems = []
+    for lang in ("ja", "en"):
+        page = (site / lang / "chapters" / f"{name}.html").read_text(encoding="utf-8")
+        for block in re.findall(r"(?s)<(?:p|li)\b[^>]*>(.*?)</(?:p|li)>", page):
+            marked = re.sub(r'<span class="repro-num">([^<]*)</span>', lambda m: f"\x00{m[1]}\x01", block)
+            for sentence in _sentences(html.unescape(re.sub(r"<[^>]+>", "", marked))):
+                ids = [f"F{n}" for n in FINDING_ID.findall(sentence) if f"F{n}" in verdicts]
+                cited = re.findall("\x00([^\x01]*)\x01", sentence)
+                if not ids or not cited or any(w in sentence for w in OTHER_STATISTIC):
+                    continue
+                allowed = {c.number().format(lang) for f in ids for c in verdicts[f].checks}
+                allowed.add(machine.format(lang))
+                problems += [f"{lang}: {number!r} in {sentence.strip()[:160]!r} (allowed: {sorted(allowed)})"
+                             for number in cited if number not in allowed]
+    assert not problems, "\n".join(problems)
 
 
 def test_english_pages_carry_no_japanese(site: Path) -> None:

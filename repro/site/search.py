@@ -5,12 +5,17 @@ Sphinx's Japanese index splits text with TinySegmenter, so `pg_wait_sampling` be
 同期スタンバイ as one term: neither is found. Here both sides split the same way:
 runs of ASCII letters, digits and underscores stay whole (setting and function names),
 and runs of Japanese become overlapping two-character grams, as pg_bigm indexes them.
-A query matches pages that hold all of its terms.
+A query matches pages that hold all of its terms. The search page's plural messages come
+from this project's catalogue as well (`search_messages`).
 """
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
+from babel.messages.pofile import read_po
+from sphinx.application import Sphinx
 from sphinx.search.ja import SearchJapanese
 
 WORD = re.compile(r"[^\W]+", re.UNICODE)
@@ -58,3 +63,16 @@ function splitQuery(query) {
 
     def word_filter(self, stemmed_word: str) -> bool:
         return len(stemmed_word) > 1 or bool(JAPANESE.fullmatch(stemmed_word))
+
+
+def search_messages(app: Sphinx) -> None:
+    """The search page's plural messages from this project's catalogue (locale/LANG/sphinx.po)
+    into the browser, after Sphinx's translations.js, which can carry them empty."""
+    catalogs = [Path(app.srcdir, d, (app.config.language or "ja"), "LC_MESSAGES", "sphinx.po") for d in app.config.locale_dirs]
+    plurals: dict[str, list[str]] = {}
+    for catalog in filter(Path.exists, catalogs if app.builder.format == "html" else []):
+        with catalog.open("rb") as f:
+            plurals |= {m.id[0]: list(m.string) for m in read_po(f) if m.pluralizable and all(m.string)}
+    if plurals:
+        app.add_js_file(None, priority=600, body="".join(
+            f"Documentation.TRANSLATIONS[{json.dumps(k)}] = {json.dumps(v)};" for k, v in plurals.items()))

@@ -1,0 +1,208 @@
+"""A chapter page's own pieces: the status banner, the findings table (pooled verdicts,
+what would decide an undecided check, each run's own verdict), and the rounds log."""
+from __future__ import annotations
+
+from typing import Any
+
+from docutils import nodes
+
+from ..chapter import Run, Table
+from ..text import Number, Text
+from ..verdict import KIND, Verdict
+from . import store
+from .nodes import (ChapterDirective, badge, details, details_summary, para, source_text, table_node,
+                    timestamp, verdict_badge)
+from .revisions import revised_after_note, revisions_block
+from .words import WORDS
+
+
+class StatusDirective(ChapterDirective):
+    """A banner: where the page's numbers come from, or a warning that they are not fresh."""
+
+    def build(self) -> list[nodes.Node]:
+        shown = self.shown()
+        if shown.run is None:
+            box = nodes.warning()
+            box += para(WORDS["missing" if shown.why == "missing" else "corrupt"](self.lang))
+            return [box]
+        doc = shown.run.doc
+        source = source_text(shown)(self.lang)
+        if shown.why is None:
+            box = nodes.note()
+            box += para(WORDS["fresh"](self.lang).format(
+                source=source, duration=f"{doc['provenance']['duration_s']:.0f}"))
+        else:
+            box = nodes.warning()
+            reason = WORDS[shown.why](self.lang).format(scale=doc["scale"])
+            box += para(WORDS["stale"](self.lang).format(why=reason, source=source))
+        return [box]
+
+
+def _checks_cell(v: Verdict, lang: str) -> nodes.Node:
+    """Each check on a line: what was measured, its value and interval, its threshold, its
+    own verdict, and, when undecided, what would decide it."""
+    cell = nodes.container()
+    for c in v.checks:
+        line = nodes.paragraph(classes=["repro-check"])
+        line += nodes.Text(f"{c.check.measure.label(lang)}: ")
+        line += nodes.strong(text=c.number().format(lang))
+        line += nodes.Text(f" ({WORDS['condition'](lang)} {c.check.threshold.text(c.check.measure)(lang)}) ")
+        line += badge(c.status, lang)
+        cell += line
+        if c.to_decide():
+            cell += para(c.to_decide()(lang), ["repro-reason", "repro-to-decide"])
+    if v.reason:
+        cell += para(v.reason(lang), ["repro-reason"])
+    return cell
+
+
+def _pooled_cell(shown: store.Shown, v: Verdict, lang: str) -> nodes.Node:
+    """What a pooled verdict rests on ("3 runs (17 rounds)"), and each run's own verdict,
+    collapsed."""
+    pool = shown.pool
+    if pool is None:  # a stale run, shown alone
+        return nodes.paragraph(text=WORDS["alone"](lang))
+    counted = pool.counted(v.finding.id)
+    group = details(classes=["repro-runs"])
+    line = details_summary()
+    line += nodes.Text(WORDS["pooled_cell"](lang).format(k=v.runs, r=v.rounds))
+    group += line
+    items = nodes.bullet_list()
+    for run in pool.runs:
+        item = nodes.list_item()
+        p = nodes.paragraph()
+        p += nodes.Text(timestamp(run.doc["provenance"]["started"]) + ": ")
+        if run in counted:
+            p += badge(store.statuses(run)[v.finding.id], lang)
+        else:
+            p += nodes.Text(WORDS["before_revision"](lang))
+        item += p
+        items += item
+    group += items
+    return group
+
+
+class FindingsDirective(ChapterDirective):
+    """The compact findings table: the claim, the original's value, the checks (each pooled
+    value with its interval, threshold and verdict, and what would decide it), the pooled
+    verdict, and the runs it pools with each run's own verdict."""
+
+    def build(self) -> list[nodes.Node]:
+        shown = self.shown()
+        if shown.run is None or "unavailable" in shown.run.doc:
+            return self.missing()
+        lang, chapter = self.lang, self.chapter()
+        rows: list[list[Any]] = []
+        for v in shown.verdicts:
+            f = v.finding
+            ident = nodes.paragraph(text=f.id)
+            ident += nodes.inline(text=" " + KIND[f.kind](lang), classes=["repro-kind", f.kind])
+            claim = nodes.paragraph()
+            claim += nodes.strong(text=f.claim(lang))
+            if not f.expected:
+                claim += nodes.Text(" " + WORDS["not_expected"](lang))
+            verdict = nodes.container()
+            badge_line = nodes.paragraph()
+            badge_line += verdict_badge(v, lang)
+            verdict += badge_line
+            if shown.pool is None:
+                verdict += revised_after_note(shown.run, f.id, lang)
+            rows.append([ident, claim, f.original, _checks_cell(v, lang), verdict, _pooled_cell(shown, v, lang)])
+        table = Table(Text("知見と判定", "Findings and verdicts"),
+                      [WORDS[k] for k in ("finding", "claim", "original", "measured", "status", "pooled")],
+                      rows, Text.join([WORDS["interval"], WORDS["pooled_note"]], "", " "))
+        out = table_node(table, lang)
+        out[0]["classes"].append("repro-findings")
+        if shown.pool is not None and shown.pool.left_out:
+            out.append(_left_out(shown.pool, lang))
+        return out + revisions_block(chapter, lang)
+
+
+def _left_out(pool: Any, lang: str) -> nodes.Node:
+    """The result files a pool leaves out, named, collapsed."""
+    group = details(classes=["repro-left-out"])
+    line = details_summary()
+    line += nodes.Text(WORDS["left_out"](lang).format(n=len(pool.left_out)))
+    group += line
+    items = nodes.bullet_list()
+    for left in pool.left_out:
+        item = nodes.list_item()
+        p = nodes.paragraph()
+        p += nodes.literal(text=left.path.name)
+        p += nodes.Text(f": {left.why(lang)}")
+        item += p
+        items += item
+    group += items
+    return group
+
+
+class RoundsDirective(ChapterDirective):
+    """How many rounds each condition got, and the runner's log of each series of rounds:
+    the rounds it added (for which undecided findings) and why it stopped."""
+
+    def build_run(self, run: Run) -> list[nodes.Node]:
+        lang = self.lang
+        counts = {c: run.rounds.count(c) for c in run.rounds.conditions()}
+        by_count: dict[int, list[str]] = {}
+        for condition, n in counts.items():
+            by_count.setdefault(n, []).append(condition)
+        rows: list[list[Any]] = [[Number(n, "", 0), ", ".join(cs)] for n, cs in sorted(by_count.items())]
+        logs = run.raw.get("rounds_log", [])
+        table = Table(Text("条件ごとのラウンド数", "Rounds per condition"),
+                      [Text("ラウンド", "Rounds"), Text("条件", "Conditions")], rows,
+                      ROUNDS_NOTE if logs else None)
+        out = table_node(table, lang, [12, 88])
+        if logs:
+            out.append(nodes.rubric(text=ROUNDS_LOG(lang)))
+            items = nodes.bullet_list(classes=["repro-rounds-log"])
+            for i, log in enumerate(logs):
+                item = nodes.list_item()
+                head = (SERIES(lang).format(i=i + 1, n=len(logs)) if len(logs) > 1 else "")
+                item += nodes.paragraph(text=head + Text.join(
+                    [*_added(log["extra"]), STOPPED[log["stopped"]]], "。", "; ")(lang) + Text("。", ".")(lang))
+                items += item
+            out.append(items)
+        return out
+
+
+ROUNDS_NOTE = Text("ラウンドは、すべての条件を 1 回ずつ測る単位です。最小のラウンド数より後のラウンドは、判定が決まらない知見が"
+                   "読む条件だけを測ります (下の記録)。",
+                   "A round measures every condition once; rounds beyond the minimum measure only the conditions "
+                   "that undecided findings read (see the log below).")
+
+
+ROUNDS_LOG = Text("ラウンドの記録: 追加したラウンドと終了の理由", "Round log: the rounds added, and why the rounds stopped")
+
+
+SERIES = Text("測定の組 {i} / {n}: ", "Series {i} of {n}: ")
+
+
+def _added(extra: list[dict[str, Any]]) -> list[Text]:
+    """The added rounds of one series, consecutive rounds that added the same runs for the
+    same findings in one line ("rounds 6-8: 2 runs each added because F2 was undecided")."""
+    groups: list[list[dict[str, Any]]] = []
+    for e in extra:
+        if groups and (e["findings"], e["runs"]) == (groups[-1][-1]["findings"], groups[-1][-1]["runs"]) \
+                and e["round"] == groups[-1][-1]["round"] + 1:
+            groups[-1].append(e)
+        else:
+            groups.append([e])
+    out = []
+    for g in groups:
+        first, last, runs, found = g[0]["round"] + 1, g[-1]["round"] + 1, len(g[0]["runs"]), ", ".join(g[0]["findings"])
+        which = Text(f"ラウンド {first}", f"round {first}") if first == last else \
+            Text(f"ラウンド {first}〜{last}", f"rounds {first}–{last}")
+        each = Text("", "") if first == last else Text("ずつ", " each")
+        verb = "was" if len(g[0]["findings"]) == 1 else "were"
+        out.append(Text(f"{which.ja}: {found} が未決定のため、{runs} 件{each.ja}の実行を追加",
+                        f"{which.en}: {runs} run{'s' if runs != 1 else ''}{each.en} added because {found} {verb} "
+                        f"undecided"))
+    return out
+
+
+STOPPED = {
+    "minimum": Text("最小ラウンド数で終了", "stopped at the minimum rounds"),
+    "decided": Text("すべての知見が決まったため終了", "stopped: every finding decided"),
+    "max_rounds": Text("最大ラウンド数に達して終了", "stopped at the most rounds the scale allows"),
+    "budget": Text("スケールの時間予算に達して終了", "stopped: the scale's time budget was spent"),
+}

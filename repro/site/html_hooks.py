@@ -1,0 +1,65 @@
+"""Build hooks of the HTML output: PlantUML's error images fail the build, each page gets a
+description (og:description), and the language's sitemap is written."""
+from __future__ import annotations
+
+import html
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from docutils import nodes
+from sphinx.application import Sphinx
+from sphinx.errors import ExtensionError
+
+from .. import results
+
+
+PLANTUML_ERRORS = ("Cannot find Graphviz", "Dot executable", "Syntax Error", "An error has occured",
+                   "An error has occurred", "java.lang.")
+
+
+def check_diagrams(app: Sphinx, error: Exception | None) -> None:
+    """Fail the build when a PlantUML diagram is PlantUML's error message drawn as an image
+    (PlantUML exits 0 then, e.g. without Graphviz)."""
+    if error is not None or app.builder.format != "html":
+        return
+    for svg in sorted(Path(app.outdir).glob("_images/plantuml-*.svg")):
+        text = svg.read_text(encoding="utf-8", errors="replace")
+        if found := [e for e in PLANTUML_ERRORS if e in text]:
+            raise ExtensionError(f"{svg.name} is PlantUML's error message, not a diagram: {found[0]}")
+
+
+def _ancestors(node: nodes.Node) -> Iterator[nodes.Node]:
+    while node.parent is not None:
+        node = node.parent
+        yield node
+
+
+def describe_page(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any],
+                  doctree: nodes.document | None) -> None:
+    """The page's first paragraph, shortened, as its description (og:description): what a
+    link to the page shows elsewhere besides its title."""
+    prose = (p for p in doctree.findall(nodes.paragraph)  # not the status box or a table
+             if not any(isinstance(a, (nodes.Admonition, nodes.table)) for a in _ancestors(p))
+             ) if doctree else iter(())
+    first = next(prose, None)
+    if first is not None:
+        text = " ".join(first.astext().split())
+        if len(text) > 200:  # at a space near the end in English; Japanese has none
+            space = text.rfind(" ", 150, 199)
+            text = text[:space if space > 0 else 199] + "…"
+        context["repro_description"] = text
+
+
+def write_sitemap(app: Sphinx, error: Exception | None) -> None:
+    """sitemap.xml of the language's pages: absolute addresses when html_baseurl (the
+    REPRO_BASEURL of the build) gives the site's public address, else relative ones."""
+    if error is not None or app.builder.format != "html" or app.builder.name != "html":
+        return
+    base = app.config.html_baseurl or ""
+    urls = "".join(f"  <url><loc>{html.escape(base + doc + '.html')}</loc></url>\n"
+                   for doc in sorted(app.env.found_docs))
+    results.write_atomically(Path(app.outdir) / "sitemap.xml",
+                             '<?xml version="1.0" encoding="UTF-8"?>\n'
+                             '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+                             f"{urls}</urlset>\n")

@@ -1,0 +1,230 @@
+"""The site's building blocks: docutils nodes for tables, badges and paragraphs, the
+base directives (a page's language, major and scale; a chapter's result), and the
+collapsible `details` node. Generated text is sealed out of the translation catalogue."""
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from docutils import nodes
+from sphinx import addnodes
+from sphinx.util.docutils import SphinxDirective
+
+from .. import majors, registry, results
+from ..chapter import Chapter, Run, Table
+from ..errors import ReproError
+from ..text import Number, Text
+from ..verdict import Verdict
+from . import store
+from .words import STATUS, WORDS
+
+
+def sealed(result: list[nodes.Node]) -> list[nodes.Node]:
+    """Keep generated text (numbers, labels) out of the translation catalogue: both
+    languages' labels come from the chapter package, so .po files never go stale."""
+    for node in result:
+        for text_node in node.findall(nodes.TextElement):
+            # Inline nodes are never extracted; marking them would make Sphinx treat them
+            # as translation placeholders and unwrap them (RemoveTranslatableInline).
+            if not isinstance(text_node, nodes.Inline):
+                text_node["translatable"] = False
+    return result
+
+
+def timestamp(iso: str) -> str:
+    """"2026-11-22T12:03:58+00:00" -> "2026-11-22 12:03 UTC"."""
+    return iso[:16].replace("T", " ") + " UTC"
+
+
+def lang_of(env_or_app: Any) -> str:
+    return env_or_app.config.language or "ja"
+
+
+def doc_link(text: str, docname: str) -> addnodes.pending_xref:
+    """A link to another page that every builder resolves (HTML and the PDF)."""
+    ref = addnodes.pending_xref("", refdomain="std", reftype="doc", reftarget=f"/{docname}",
+                                refexplicit=True, refwarn=True)
+    ref += nodes.inline(text=text)
+    return ref
+
+
+def badge(status: str, lang: str, stale: bool = False, label: Text | None = None) -> nodes.inline:
+    """A verdict as a coloured label ("changed in 14", "not applicable: ≥ 3 CPUs"); "(!)"
+    marks a result that is not fresh."""
+    return nodes.inline(text=(label or STATUS[status])(lang) + (" (!)" if stale else ""),
+                        classes=["repro-status", status.replace(" ", "-")])
+
+
+def verdict_badge(v: Verdict, lang: str, stale: bool = False) -> nodes.inline:
+    return badge(v.status, lang, stale, v.badge())
+
+
+def source_text(shown: store.Shown) -> Text:
+    """Where a result's numbers come from: this build's run, or a stored run with its date,
+    machine, commit and whether the tree had uncommitted changes."""
+    doc = shown.run.doc
+    prov, host = doc["provenance"], doc["provenance"]["host"]
+    major, when = majors.name(doc["major"]), timestamp(prov["started"])
+    others = len(shown.pool.runs) - 1 if shown.pool is not None else 0
+    pooled = Text(f"。区間のある推定値は、同じ実験の保存された {others} 回の実行とプールしています",
+                  f"; estimates with an interval pool it with {others} stored run{'s' if others > 1 else ''} "
+                  f"of the same experiment") if others else Text("", "")
+    if shown.this_build:
+        return Text(f"このビルドの実行 (PostgreSQL {major}、{when}、{doc['scale']} スケール){pooled.ja}",
+                    f"this build's run (PostgreSQL {major}, {when}, {doc['scale']} scale){pooled.en}")
+    git = prov.get("git") or {}
+    commit = (git.get("commit") or "?")[:10]
+    model, cpus = (host.get('cpu_model') or '?').split(' @')[0], host.get('engine_cpus')
+    dirty = Text("、未コミットの変更あり", ", with uncommitted changes") if git.get("dirty") else Text("", "")
+    return Text(f"保存された実行 (PostgreSQL {major}、{when}、{doc['scale']} スケール、CPU {cpus} 個 ({model})、"
+                f"コミット {commit}{dirty.ja}){pooled.ja}",
+                f"a stored run (PostgreSQL {major}, {when}, {doc['scale']} scale, {cpus} CPUs ({model}), "
+                f"commit {commit}{dirty.en}){pooled.en}")
+
+
+def source_para(shown: store.Shown, lang: str) -> nodes.paragraph:
+    return para(WORDS["source"](lang) + source_text(shown)(lang), ["repro-source"])
+
+
+def para(text: str, classes: list[str] | None = None) -> nodes.paragraph:
+    """A paragraph; `backquoted` parts become inline code."""
+    node = nodes.paragraph(classes=classes or [])
+    for i, part in enumerate(text.split("`")):
+        node += nodes.literal(text=part) if i % 2 else nodes.Text(part)
+    return node
+
+
+def _cell(value: Any, lang: str) -> nodes.Node:
+    if isinstance(value, nodes.Node):
+        return value
+    if isinstance(value, Text):
+        return nodes.paragraph(text=value(lang))
+    if isinstance(value, Number):
+        return nodes.paragraph(text=value.format(lang))
+    return nodes.paragraph(text="—" if value is None else str(value))
+
+
+def table_node(table: Table, lang: str, widths: list[int] | None = None) -> list[nodes.Node]:
+    """A docutils table with a caption (numbered by numfig), and its note below."""
+    node = nodes.table(classes=["repro-table"] + (["colwidths-given"] if widths else []))
+    node += nodes.title(text=table.caption(lang))
+    group = nodes.tgroup(cols=len(table.columns))
+    node += group
+    for width in widths or [1] * len(table.columns):
+        group += nodes.colspec(colwidth=width)
+    head, body = nodes.thead(), nodes.tbody()
+    group += head
+    group += body
+    for part, rows in ((head, [table.columns]), (body, table.rows)):
+        for row in rows:
+            tr = nodes.row()
+            for value in row:
+                entry = nodes.entry()
+                entry += _cell(value, lang)
+                tr += entry
+            part += tr
+    out: list[nodes.Node] = [node]
+    if table.note:
+        out.append(para(table.note(lang), ["repro-table-note"]))
+    return out
+
+
+class Directive(SphinxDirective):
+    @property
+    def lang(self) -> str:
+        return lang_of(self.env)
+
+    @property
+    def site_major(self) -> float:
+        return self.env.config.repro_major
+
+    @property
+    def scale(self) -> str:
+        return self.env.config.repro_scale
+
+    def depend_on(self, name: str) -> None:
+        """Re-read the page when the chapter's results or its package (claims, thresholds,
+        labels, tables) change."""
+        for d in (results.build_dir(), *results.stored_dirs()):
+            for path in sorted(d.glob(f"{name}/*.json")):
+                self.env.note_dependency(str(path))
+        for path in sorted(registry.get(name).package.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                self.env.note_dependency(str(path))
+
+    def run(self) -> list[nodes.Node]:
+        try:
+            return sealed(self.build())
+        except ReproError as exc:
+            raise self.error(str(exc)) from exc
+
+    def build(self) -> list[nodes.Node]:
+        raise NotImplementedError
+
+
+class ChapterDirective(Directive):
+    required_arguments = 1
+    optional_arguments = 1
+
+    def chapter(self) -> Chapter:
+        return registry.get(self.arguments[0])
+
+    def shown(self) -> store.Shown:
+        self.depend_on(self.arguments[0])
+        return store.current(self.arguments[0], self.site_major, self.scale)
+
+    def build(self) -> list[nodes.Node]:
+        shown = self.shown()
+        if shown.run is None or "unavailable" in shown.run.doc:
+            return self.missing()
+        return self.build_run(shown.run)
+
+    def build_run(self, run: Run) -> list[nodes.Node]:
+        raise NotImplementedError
+
+    def missing(self) -> list[nodes.Node]:
+        """What stands in for the result's pieces when there is none (the banner says why)."""
+        return [nodes.paragraph(text="—")]
+
+
+class details(nodes.General, nodes.Element):
+    """A collapsible group (HTML <details>); other builders show its content as it is."""
+
+
+class details_summary(nodes.TextElement):
+    """The always visible line of a `details` (HTML <summary>); a bold line elsewhere."""
+
+
+def visit_details_html(self: Any, node: details) -> None:
+    attributes = {"class": " ".join(node["classes"])}
+    attributes |= {f"data-{k}": v for k, v in node.get("data", {}).items()}
+    self.body.append("<details" + "".join(f' {k}="{html.escape(v, quote=True)}"' for k, v in attributes.items())
+                     + ">\n")
+
+
+def depart_details_html(self: Any, node: details) -> None:
+    self.body.append("</details>\n")
+
+
+def visit_summary_html(self: Any, node: details_summary) -> None:
+    self.body.append("<summary>")
+
+
+def depart_summary_html(self: Any, node: details_summary) -> None:
+    self.body.append("</summary>\n")
+
+
+def visit_summary_latex(self: Any, node: details_summary) -> None:
+    self.body.append("\n\n\\noindent\\textbf{")
+
+
+def depart_summary_latex(self: Any, node: details_summary) -> None:
+    self.body.append("}\n\n")
+
+
+def visit_plain(self: Any, node: nodes.Node) -> None:
+    pass
+
+
+def depart_plain(self: Any, node: nodes.Node) -> None:
+    pass

@@ -1,0 +1,214 @@
+"""The report's own pages: the front page's ledger, summary and environment, the version
+matrix of every chapter, and the list of sources."""
+from __future__ import annotations
+
+from typing import Any
+
+from docutils import nodes
+
+from .. import majors, pooling, registry
+from ..chapter import Table
+from ..text import Number, Text
+from ..verdict import CHANGED, CONTRADICTED, INCONCLUSIVE, KIND, KINDS, NOT_APPLICABLE, REPRODUCED, Verdict
+from . import store
+from .nodes import Directive, details, details_summary, doc_link, para, table_node, verdict_badge
+from .provenance import PROVENANCE, provenance_values
+from .words import STATUS, WORDS
+
+
+class LedgerDirective(Directive):
+    """Every chapter's findings and their verdicts, for the front page: one collapsible
+    group per chapter, whose always visible line names the chapter and counts its verdicts."""
+
+    def build(self) -> list[nodes.Node]:
+        lang = self.lang
+        out: list[nodes.Node] = []
+        stale = False
+        for name, chapter in registry.chapters().items():
+            self.depend_on(name)
+            shown = store.current(name, self.site_major, self.scale)
+            group = details(classes=["repro-ledger-chapter"], data={"chapter": name})
+            line = details_summary()
+            line += nodes.strong(text=chapter.title(lang))
+            link = nodes.paragraph()
+            link += nodes.Text(WORDS["chapter_page"](lang))
+            link += doc_link(chapter.title(lang), f"chapters/{name}")
+            if shown.run is None:
+                line += nodes.Text(f" — {WORDS['no_result'](lang)}")
+                group += [line, link]
+                out.append(group)
+                continue
+            mark = shown.why is not None
+            counts: dict[str, int] = {}
+            rows: list[list[Any]] = []
+            for v in shown.verdicts:
+                cell = nodes.paragraph()
+                cell += verdict_badge(v, lang, stale=mark)
+                rows.append([v.finding.id, v.finding.claim, cell])
+                counts[bucket(v)] = counts.get(bucket(v), 0) + 1
+            line += nodes.Text(" — " + WORDS["ledger_counts"](lang).format(n=len(rows)))
+            for i, status in enumerate(s for s in ORDER if counts.get(s)):
+                line += nodes.Text("、" if lang == "ja" and i else ", " if i else " ")
+                line += nodes.inline(text=f"{BUCKETS[status](lang)} {counts[status]}",
+                                     classes=["repro-status", status.replace(" ", "-"), "repro-count"])
+            if mark:
+                line += nodes.Text(" (!)")
+            table = table_node(Table(Text("", ""), [WORDS["finding"], WORDS["claim"], WORDS["status"]], rows),
+                               lang, [8, 72, 20])[0]
+            table.remove(table[0])  # the group's line names it: no caption, no number
+            table["classes"].append("repro-ledger")
+            group += [line, link, table]
+            out.append(group)
+            stale |= mark
+        if stale:
+            out.append(nodes.paragraph(text=WORDS["stale_mark"](lang)))
+        return out
+
+
+OTHER_MAJORS = "other_majors"  # not applicable because the finding is about other majors
+
+
+ORDER = (REPRODUCED, CONTRADICTED, CHANGED, pooling.DIFFERS, pooling.PARTLY, INCONCLUSIVE, NOT_APPLICABLE,
+         OTHER_MAJORS, "missing")
+
+
+BUCKETS = {**STATUS, OTHER_MAJORS: Text("他のメジャーが対象", "applies to other majors"),
+           pooling.DIFFERS: Text("メジャーで判定が分かれる", "decided differently by major"),
+           pooling.PARTLY: Text("一部のメジャーで判定できず", "undecided on some majors"),
+           "missing": WORDS["no_result"]}
+
+
+def bucket(v: Verdict) -> str:
+    """The summary's column of a verdict: its status, but a finding scoped to other majors
+    is not something this machine lacks."""
+    return OTHER_MAJORS if v.status == NOT_APPLICABLE and v.other_majors else v.status
+
+
+def across(by_major: dict[float, Verdict]) -> str:
+    """A finding's column over the majors that have a result (pooling.across), a finding
+    scoped to other majors apart."""
+    status = pooling.across(by_major)
+    if status == NOT_APPLICABLE and all(v.other_majors for v in by_major.values()):
+        return OTHER_MAJORS
+    return status
+
+
+class SummaryDirective(Directive):
+    """The front page's answer: per kind of finding, how many are reproduced, contradicted,
+    changed in a later major, inconclusive or not testable here, on the site's major and
+    across every major with a result; then the findings a later major changed."""
+
+    def build(self) -> list[nodes.Node]:
+        lang = self.lang
+        here: dict[str, dict[str, int]] = {k: dict.fromkeys(ORDER, 0) for k in KINDS}
+        over: dict[str, dict[str, int]] = {k: dict.fromkeys(ORDER, 0) for k in KINDS}
+        changed: list[Text] = []
+        stored = False
+        for name, chapter in registry.chapters().items():
+            self.depend_on(name)
+            shown = store.current(name, self.site_major, self.scale)
+            stored |= shown.run is not None and not shown.this_build
+            now = {v.finding.id: v for v in shown.verdicts}
+            by_major = {m: {v.finding.id: v for v in s.verdicts}
+                        for m, s in store.majors(name, self.scale).items() if s.verdicts}
+            for f in chapter.findings:
+                here[f.kind][bucket(now[f.id]) if f.id in now else "missing"] += 1
+                over[f.kind][across({m: vs[f.id] for m, vs in by_major.items()}) if by_major else "missing"] += 1
+                first = next((m for m, vs in sorted(by_major.items()) if vs[f.id].status == CHANGED), None)
+                if first is not None:
+                    v = by_major[first][f.id]
+                    link = f"{chapter.title(lang)} {f.id}"
+                    changed.append(Text(f"{link}: {f.claim.ja} — {v.reason.ja}",
+                                        f"{link}: {f.claim.en} — {v.reason.en}"))
+        out: list[nodes.Node] = []
+        shown = [s for s in ORDER if any(counts[k][s] for counts in (here, over) for k in KINDS)
+                 or s in (REPRODUCED, CONTRADICTED, CHANGED, INCONCLUSIVE)]  # a column of zeros says nothing
+        tables = ((here, WORDS["summary_here"].format(major=majors.name(self.site_major))),
+                  (over, WORDS["summary_over"]))
+        for i, (counts, caption) in enumerate(tables):
+            rows: list[list[Any]] = [[KIND[k], *(Number(counts[k][s], "", 0) for s in shown),
+                                      Number(sum(counts[k].values()), "", 0)] for k in KINDS]
+            last = i == len(tables) - 1  # the note explains both tables: once, after the last
+            table = Table(caption, [WORDS["kind"], *(BUCKETS[s] for s in shown),
+                                    WORDS["total"]], rows,
+                          WORDS["summary_note"] if last else None)
+            built = table_node(table, lang)
+            built[0]["classes"].append("repro-summary")
+            out += built
+        out.append(nodes.rubric(text=WORDS["changed_list"](lang)))
+        items = nodes.bullet_list()
+        for text in changed or [WORDS["none_changed"]]:
+            item = nodes.list_item()
+            item += nodes.paragraph(text=text(lang))
+            items += item
+        out.append(items)
+        if stored:
+            out.append(para(WORDS["summary_stored"](lang), ["repro-source"]))
+        return out
+
+
+class EnvironmentDirective(Directive):
+    """The machine this build measured on, from the newest fresh result (front page)."""
+
+    def build(self) -> list[nodes.Node]:
+        fresh: list[store.Shown] = []
+        for name in registry.chapters():
+            self.depend_on(name)
+            shown = store.current(name, self.site_major, self.scale)
+            if shown.run is not None and shown.why is None:
+                fresh.append(shown)
+        if not fresh:
+            return [nodes.paragraph(text=WORDS["no_result"](self.lang))]
+        newest = max(fresh, key=lambda s: (s.this_build, s.run.doc["provenance"]["started"]))
+        values = provenance_values(newest.run.doc)
+        keys = ("cpu", "memory", "kernel", "storage", "clocksource", "docker")
+        rows: list[list[Any]] = [[label, values[k]] for k, label in PROVENANCE if k in keys]
+        caption = (Text("このビルドの実行環境", "This build's environment") if newest.this_build else
+                   Text("保存された最新の実行の環境 (このビルドは章を実行していません)",
+                        "The environment of the newest stored run (this build ran no chapter)"))
+        table = Table(caption, [Text("項目", "Item"), Text("値", "Value")], rows)
+        return table_node(table, self.lang, [25, 75])
+
+
+class SourcesDirective(Directive):
+    """Every source publication, from the chapters' original.toml files, with the chapters
+    that reproduce it."""
+
+    def build(self) -> list[nodes.Node]:
+        lang = self.lang
+        sources: dict[str, tuple[dict[str, Any], list[str]]] = {}
+        for name, chapter in registry.chapters().items():
+            self.env.note_dependency(str(chapter.package / "original.toml"))
+            for source in chapter.original.get("sources", []):
+                sources.setdefault(source["id"], (source, []))[1].append(name)
+        rows: list[list[Any]] = []
+        for ident, (source, names) in sorted(sources.items()):  # by number
+            title = nodes.paragraph()
+            title += (nodes.reference("", source["title"], refuri=source["url"]) if source["url"]
+                      else nodes.Text(source["title"]))
+            if source.get("english"):
+                title += nodes.Text(" (" + source["english"] + ")")
+            if source.get("note"):
+                title += nodes.Text(" (" + Text(**source["note"])(lang) + ")")
+            chapters = nodes.paragraph()
+            for i, name in enumerate(names):
+                if i:
+                    chapters += nodes.Text(", ")
+                chapters += doc_link(name, f"chapters/{name}")
+            date = source["date"] or "—"
+            if source.get("date_inferred"):
+                date = WORDS["inferred"].format(date=date)
+            rows.append([ident, title, Text(**source["by"]), date, Text(**source["subject"]), chapters])
+        table = Table(Text("原典", "Sources"), [SOURCE_NUMBER, Text("題名", "Title"), Text("著者・組織", "Author"),
+                                                Text("日付", "Date"), Text("対象", "Subject"),
+                                                WORDS["chapter"]], rows,
+                      Text("章のページとその章のファイルのコメントは、原典をこの番号で呼びます。",
+                           "Chapter pages, and the comments in the chapters' files, name a source by this number."))
+        return table_node(table, lang, [7, 31, 17, 11, 22, 12])
+
+
+SOURCE_NUMBER = Text("番号", "No.")
+
+
+def source_ids() -> set[str]:
+    return {s["id"] for c in registry.chapters().values() for s in c.original.get("sources", [])}

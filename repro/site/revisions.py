@@ -1,0 +1,105 @@
+"""The register's revisions of a chapter's claims, as the findings table and the matrix
+show them."""
+from __future__ import annotations
+
+from typing import Any
+
+from docutils import nodes
+
+from .. import claims
+from ..chapter import Chapter, Run, Table
+from ..text import Text
+from ..verdict import KIND
+from . import store
+from .nodes import para, table_node
+from .words import WORDS
+
+
+REVISED_FIELDS = {"claim": Text("内容", "claim"), "claim_ja": Text("内容 (和文)", "claim (Japanese text)"),
+                  "holds_if": Text("判定条件", "holds if"), "requires": Text("要件", "requires"),
+                  "expected": Text("成立の期待", "expected to hold"), "kind": WORDS["kind"],
+                  "changed_in": Text("変えたメジャー", "changed in"),
+                  "measure": Text("測り方 (そのコードの指紋)", "how it is measured (its code's fingerprint)")}
+
+
+YES_NO = {True: Text("期待する", "yes"), False: Text("期待しない", "no")}
+
+
+def _revision_value(key: str, value: Any, lang: str) -> str:
+    if key == "expected" and isinstance(value, bool):
+        return YES_NO[value](lang)
+    if key == "kind" and value in KIND:
+        return KIND[value](lang)
+    return plain(value)
+
+
+def _revision_change(r: dict[str, Any], lang: str) -> str | None:
+    """What a revision changed, in the page's language ("holds if: old → new; ..."); None
+    when the Japanese page has no Japanese for it (a register from before why_ja)."""
+    if lang == "ja" and r["new"] is not None:
+        if r.get("new_ja") is None:
+            return None
+        old, new = r.get("old_ja") or {}, r["new_ja"]
+        parts = []
+        for k, v in new.items():
+            before = old.get(k) if r.get("old_ja") else None
+            if k == "claim" and before == v and "claim" in (r["old"] or {}):
+                parts.append(f"{REVISED_FIELDS[k].ja}: 英文だけの修正 (和文は同じ)")
+            else:
+                parts.append(f"{REVISED_FIELDS[k].ja}: {_revision_value(k, before, lang)} → {_revision_value(k, v, lang)}")
+        return "。".join(parts) or WORDS[r["what"]](lang)
+    new = r["new"] or {}
+    if set(new) == {"claim_ja"}:  # only the Japanese wording: the English page says so
+        return Text("", "the claim's Japanese text (the English is unchanged)")(lang)
+    return "; ".join(f"{REVISED_FIELDS.get(k, Text(k, k))(lang)}: "
+                     f"{_revision_value(k, r['old'].get(k) if r['old'] else None, lang)} → {_revision_value(k, v, lang)}"
+                     for k, v in new.items() if k != "claim_ja") or WORDS[r["what"]](lang)
+
+
+def revisions_block(chapter: Chapter, lang: str) -> list[nodes.Node]:
+    """The register's revisions of this chapter's claims (first registrations aside), in the
+    page's language; the English record stands in where a revision has no Japanese."""
+    rows: list[list[Any]] = []
+    first = None
+    english = False  # some row of the Japanese page shows the English record
+    for fid, entry in sorted(claims.load(chapter).items(), key=lambda kv: finding_order(kv[0])):
+        for r in entry.get("revisions", []):
+            if r["what"] == "registered":
+                first = min(first or r["date"], r["date"])
+                continue
+            change = _revision_change(r, lang)
+            why = r.get("why_ja") if lang == "ja" else r["why"]
+            if change is None or not why:
+                english = True
+                change, why = change or _revision_change(r, "en"), why or r["why"]
+            rows.append([fid, r["date"][:10], change, why])
+    out: list[nodes.Node] = []
+    if first:
+        out.append(para(WORDS["registered"](lang).format(date=first[:10]), ["repro-table-note"]))
+    if rows:
+        caption = Text("主張の改訂 (一部は英語の記録)" if english else "主張の改訂", "Revisions of the claims")
+        table = Table(caption, [WORDS["finding"], Text("日付", "Date"), Text("変更 (旧 → 新)", "Change (old → new)"),
+                                WORDS["why"]], rows)
+        built = table_node(table, lang, [8, 12, 50, 30])
+        built[0]["classes"].append("repro-revisions")
+        out += built
+    return out
+
+
+def finding_order(fid: str) -> tuple[int, str]:
+    digits = "".join(ch for ch in fid if ch.isdigit())
+    return (int(digits) if digits else 0, fid)
+
+
+def plain(value: Any) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, list):
+        return " / ".join(map(str, value)) or "—"
+    return str(value)
+
+
+def revised_after_note(run: Run, fid: str, lang: str) -> list[nodes.Node]:
+    """A note on a verdict whose claim was revised after its run (the run never counts)."""
+    revised = store.revised_after(run, fid)
+    return [para(WORDS["revised_after"](lang).format(date=revised[:10]), ["repro-reason"])] if revised else []

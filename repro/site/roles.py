@@ -1,0 +1,85 @@
+"""Inline roles: a measured number ({repro-num}`chapter:key`), a source's number
+({repro-source}`004`) and the repository's address ({repro-repository}`text`)."""
+from __future__ import annotations
+
+import os
+import subprocess
+
+from docutils import nodes
+from sphinx.util.docutils import SphinxRole
+
+from .. import registry, results
+from ..chapter import Chapter, Run
+from ..text import Number
+from . import store
+from .nodes import doc_link, lang_of
+from .report import source_ids
+from .words import WORDS
+
+
+class SourceRole(SphinxRole):
+    """{repro-source}`004`: a source's number in the list of sources, linked to that list."""
+
+    def run(self) -> tuple[list[nodes.Node], list[nodes.system_message]]:
+        ident = self.text.strip()
+        if ident not in source_ids():
+            msg = self.inliner.reporter.error(f"no source {ident!r} in any original.toml "
+                                              f"(known: {', '.join(sorted(source_ids()))})", line=self.lineno)
+            return [], [msg]
+        for chapter in registry.chapters().values():
+            self.env.note_dependency(str(chapter.package / "original.toml"))
+        return [doc_link(ident, "sources")], []
+
+
+def run_numbers(chapter: Chapter, run: Run) -> dict[str, Number]:
+    """The numbers a page may cite: the chapter's own, and the machine's CPU count (`cpus`)
+    and the rounds the run's conditions got at least and at most (`rounds`, `max_rounds`)."""
+    counts = [run.rounds.count(c) for c in run.rounds.conditions()]
+    machine = {"cpus": Number(run.doc["provenance"]["host"].get("engine_cpus"), "", 0),
+               "rounds": Number(min(counts, default=None), "", 0),
+               "max_rounds": Number(max(counts, default=None), "", 0)}
+    return machine | chapter.numbers(run)
+
+
+class NumberRole(SphinxRole):
+    """{repro-num}`chapter:key`: a measured number, formatted for the page's language."""
+
+    def run(self) -> tuple[list[nodes.Node], list[nodes.system_message]]:
+        name, _, key = self.text.partition(":")
+        chapter = registry.get(name)
+        for path in sorted(results.build_dir().glob(f"{name}/*.json")):
+            self.env.note_dependency(str(path))
+        shown = store.current(name, self.config.repro_major, self.config.repro_scale)
+        if shown.run is None or "unavailable" in shown.run.doc:
+            return [nodes.inline(text="—")], []
+        numbers = run_numbers(chapter, shown.run)
+        if key not in numbers:
+            msg = self.inliner.reporter.error(f"{name} has no number {key!r}", line=self.lineno)
+            return [], [msg]
+        return [nodes.inline(text=numbers[key].format(lang_of(self.env)), classes=["repro-num"])], []
+
+
+def repository() -> str:
+    """The repository's public address: REPRO_REPOSITORY, GitHub Actions' repository, or the
+    clone's origin (empty when none is known)."""
+    if url := os.environ.get("REPRO_REPOSITORY"):
+        return url
+    if os.environ.get("GITHUB_REPOSITORY"):
+        return f"{os.environ.get('GITHUB_SERVER_URL', 'https://github.com')}/{os.environ['GITHUB_REPOSITORY']}"
+    try:
+        origin = subprocess.run(["git", "remote", "get-url", "origin"], cwd=results.ROOT,
+                                capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return origin if origin.startswith(("https://", "http://")) else ""
+
+
+class RepositoryRole(SphinxRole):
+    """{repro-repository}`text`: a link to the repository, or a note that no public address
+    is recorded for this build."""
+
+    def run(self) -> tuple[list[nodes.Node], list[nodes.system_message]]:
+        url = self.config.repro_repository
+        if url:
+            return [nodes.reference(self.rawtext, url, refuri=url)], []
+        return [nodes.inline(text=WORDS["no_repository"](lang_of(self.env)))], []
