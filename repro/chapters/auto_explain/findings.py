@@ -8,6 +8,8 @@ short runs disagree by up to ~15 % on their own; 2-second TPC-B runs vary by up 
 """
 from __future__ import annotations
 
+from functools import cache
+
 from ...stats import Rounds, median
 from ...text import Text
 from ...verdict import Above, Below, Between, Check, Finding, Measure, Requirement, own_server
@@ -60,14 +62,17 @@ def label(condition: str) -> Text:
     return LABELS.get(condition) or LABELS[condition.split("/")[1]]
 
 
-def _change(condition: str, baseline: str | None = None, name: Text | None = None) -> Measure:
+@cache
+def change_measure(condition: str, baseline: str | None = None, name: Text | None = None) -> Measure:
+    """A condition's latency change against its baseline, one Measure per condition: the
+    page's tables and charts show the same (Run.estimate computes it once)."""
     query, text = QUERY[condition.split("/")[0]], name or label(condition)
     return Measure(Text(f"{query.ja}: {text.ja}", f"{query.en}: {text.en}"),
                    lambda r: change(r, condition, baseline), "%", 1, signed=True)
 
 
 def _within(condition: str, pct: float) -> Check:
-    return Check(_change(condition), Between(-pct, pct))
+    return Check(change_measure(condition), Between(-pct, pct))
 
 
 def _serial_minus_parallel(r: Rounds) -> float | None:
@@ -90,7 +95,7 @@ FINDINGS = [
     Finding("F1", Text("auto_explain を読み込むだけ (ログ出力なし) のコストは、このマシンで見分けられる ±20 % より小さい",
                        "Loading auto_explain without logging costs less than this machine can tell "
                        "apart (±20 %)"),
-            [Check(_change("limit/preloaded"), Between(-ACROSS_SERVERS_PCT, ACROSS_SERVERS_PCT))],
+            [Check(change_measure("limit/preloaded"), Between(-ACROSS_SERVERS_PCT, ACROSS_SERVERS_PCT))],
             original=Text("+0.9 % (0.110 → 0.111 ms)", "+0.9 % (0.110 → 0.111 ms)"),
             requires=[TWIN]),
     Finding("F2", Text("ANALYZE なしの EXPLAIN のコストは両クエリで見分けられない (1 行 ±10 %、count ±15 % 以内)",
@@ -106,8 +111,8 @@ FINDINGS = [
                        "log_analyze costs grow with the rows processed: within ±10 % on the 1-row "
                        "query, above +30 % on the 1e6-row count even though nothing is logged"),
             [_within("limit/analyze", NEGLIGIBLE_PCT),
-             Check(_change("count_parallel/analyze"), Above(LARGE_PCT)),
-             Check(_change("count_serial/analyze"), Above(LARGE_PCT))],
+             Check(change_measure("count_parallel/analyze"), Above(LARGE_PCT)),
+             Check(change_measure("count_serial/analyze"), Above(LARGE_PCT))],
             original=Text("+0.9 %、+69.9 %、+89.7 %", "+0.9 %, +69.9 %, +89.7 %"),
             requires=[SESSION_LOADED]),
     Finding("F4", Text("パラレルクエリなしの方が ANALYZE のオーバーヘッドが大きい",
@@ -126,8 +131,8 @@ FINDINGS = [
     Finding("F6", Text("すべての文の計画をログに出力すると短い文では +10 % を超えるコストがかかり、10 ms の閾値なら ±15 % 以内",
                        "Logging the plan of every statement costs more than +10 % on short "
                        "statements, while a 10 ms threshold stays within ±15 %"),
-            [Check(_change("limit/explain_log"), Above(LOGGING_PCT)),
-             Check(_change("tpcb/log_all"), Above(LOGGING_PCT)),
+            [Check(change_measure("limit/explain_log"), Above(LOGGING_PCT)),
+             Check(change_measure("tpcb/log_all"), Above(LOGGING_PCT)),
              _within("tpcb/threshold", TPCB_PCT)],
             original=Text("+30.4 % (1 行)、+25.8 % (TPC-B)、閾値 +0.8 %",
                           "+30.4 % (1 row), +25.8 % (TPC-B), threshold +0.8 %"),
@@ -137,8 +142,8 @@ FINDINGS = [
                        "With a threshold, analyze with timing stays within ±15 % on TPC-B, and "
                        "buffers, verbose, JSON and the rest add no more than ±10 % on top"),
             [_within("tpcb/analyze_timing", TPCB_PCT),
-             Check(_change("tpcb/everything", "tpcb/analyze_timing",
-                           Text("すべてのオプション ÷ timing ありの analyze", "every option over analyze with timing")),
+             Check(change_measure("tpcb/everything", "tpcb/analyze_timing",
+                                  Text("すべてのオプション ÷ timing ありの analyze", "every option over analyze with timing")),
                    Between(-OPTIONS_PCT, OPTIONS_PCT))],
             original=Text("+2.2 %、すべてのオプションで +1.7 % (timing ありの analyze に対し -0.4 %)",
                           "+2.2 %; every option +1.7 % (−0.4 % against analyze with timing)"),

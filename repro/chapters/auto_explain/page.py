@@ -3,13 +3,11 @@ intervals, and the timing histogram."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cache
 
 from ...chapter import Chart, Run, Series, Table, scaling_table
 from ...text import Number, Text
-from ...verdict import Measure
-from .analysis import BASELINES, COUNT_CONDITIONS, TPCB_CONDITIONS, change, original_change
-from .findings import label
+from .analysis import BASELINES, COUNT_CONDITIONS, TPCB_CONDITIONS, original_change
+from .findings import change_measure, label
 
 COL = {
     "condition": Text("条件", "Condition"),
@@ -35,14 +33,10 @@ def _pct(value: float | None) -> Number:
     return Number(value, "%", 1, signed=True)
 
 
-@cache
-def _change_measure(condition: str) -> Measure:
-    return Measure(label(condition), lambda r: change(r, condition), "%", 1, signed=True)
-
-
 def ours(run: Run, condition: str) -> Number:
-    """This build's change of a condition against its baseline, with its interval."""
-    return run.estimate(_change_measure(condition))
+    """This build's change of a condition against its baseline, with its interval (the
+    findings' measure)."""
+    return run.estimate(change_measure(condition))
 
 
 ALTERNATING = Text("最初の 2 行 (読み込まない、読み込むが無効で交互に実行) は 2 台のサーバーで交互に行う短い pgbench の"

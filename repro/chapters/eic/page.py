@@ -2,12 +2,11 @@
 calls per heap block, and charts of the time and request size against eic 0."""
 from __future__ import annotations
 
-from functools import cache
-
 from ...chapter import INTERVAL, Chart, Run, Series, Table, scaling_table
 from ...text import Number, Text
 from ...verdict import Measure
 from .conditions import PARALLEL, SERIAL
+from .findings import PARALLEL_REQUEST, PARALLEL_TIME, REQUEST_1_0, TIME_1_0, ratio_measure
 
 LABELS = {
     "eic0": Text("eic = 0", "eic = 0"), "eic1": Text("eic = 1", "eic = 1"),
@@ -16,12 +15,17 @@ LABELS = {
     "parallel_eic1": Text("並列、eic = 1", "parallel, eic = 1"),
 }
 BASELINE = {**{c: "eic0" for c in SERIAL}, **{c: "parallel_eic0" for c in PARALLEL}}
+CHECKED = {("eic1", "time_ms"): TIME_1_0, ("eic1", "request_kb"): REQUEST_1_0,
+           ("parallel_eic1", "time_ms"): PARALLEL_TIME, ("parallel_eic1", "request_kb"): PARALLEL_REQUEST}
 
 
-@cache
 def _ratio_measure(condition: str, field: str) -> Measure:
+    """The findings' ratio where a check has it (one estimate for both), else the same ratio
+    for the conditions no finding checks."""
+    if (condition, field) in CHECKED:
+        return CHECKED[condition, field]
     digits = 3 if field == "request_kb" else 2  # request ratios fall to a few thousandths
-    return Measure(LABELS[condition], lambda r: r.ratio(condition, BASELINE[condition], field), "×", digits)
+    return ratio_measure(condition, BASELINE[condition], field, LABELS[condition], digits)
 
 
 def ours(run: Run, condition: str, field: str = "time_ms") -> Number:

@@ -23,6 +23,7 @@ all three roles on one server's CPUs.
 """
 from __future__ import annotations
 
+from functools import cache
 
 from ...text import Text
 from ...verdict import (Above, Below, Between, Check, Environment, Finding, Measure, Requirement, majors,
@@ -52,10 +53,34 @@ COUNTED = _usable("counts", Text("pg_stat_statements を読み込むサーバー
 APART = own_server(Text("内部サーバーとは別のマシンの外部サーバー", "external servers on machines apart from the internal one"))
 
 
-def _select(pattern: str, baseline: str, clients: int) -> Measure:
+@cache
+def select_ratio(pattern: str, baseline: str, clients: int) -> Measure:
+    """SELECT TPS of one pattern over another's at a client count. Cached: the page shows
+    the same Measure (Run.estimate computes it once)."""
     return tps_ratio(select_name(pattern, clients), select_name(baseline, clients),
                      Text(f"{clients} クライアント: TPS の比 {pattern.upper()} ÷ {baseline.upper()}",
                           f"{clients} client{'s' if clients > 1 else ''}: TPS ratio {pattern.upper()} / {baseline.upper()}"))
+
+
+# the writes and the options beyond 004, each against what it is compared with (an option
+# against the plain foreign case), with its check's label
+VERSUS = {
+    "update_remote": ("update_local", Text("UPDATE: TPS の比 外部 ÷ ローカル", "UPDATE: TPS ratio foreign / local")),
+    "insert_remote": ("insert_local", Text("INSERT: TPS の比 外部 ÷ ローカル", "INSERT: TPS ratio foreign / local")),
+    "bulk_batch": ("bulk_remote", Text("TPS の比 batch_size 100 ÷ 1", "TPS ratio batch_size 100 / 1")),
+    select_name("one_server", 1): (select_name("p4", 1),
+                                   Text("1 クライアント: TPS の比 同じサーバー ÷ P4", "1 client: TPS ratio one server / P4")),
+    select_name("estimate", 1): (select_name("p2", 1),
+                                 Text("1 クライアント: TPS の比 use_remote_estimate ÷ P2", "1 client: TPS ratio use_remote_estimate / P2")),
+}
+
+
+@cache
+def versus(condition: str) -> Measure:
+    """TPS of a write or an option over what it is compared with. Cached: the page shows
+    the same Measure (Run.estimate computes it once)."""
+    baseline, label = VERSUS[condition]
+    return tps_ratio(condition, baseline, label)
 
 
 def _remote(condition: str, label: Text) -> Measure:
@@ -94,20 +119,20 @@ MANY = 10  # the second client count of tiny and default
 FINDINGS = [
     Finding("F1", Text("1 クライアントでは、外部テーブルが 1 つでも SELECT の TPS がローカルのみの半分未満になる",
                        "At 1 client, one foreign table cuts SELECT throughput to less than half of all-local"),
-            [Check(_select("p2", "p1", 1), Below(HALF)), Check(_select("p3", "p1", 1), Below(HALF))],
+            [Check(select_ratio("p2", "p1", 1), Below(HALF)), Check(select_ratio("p3", "p1", 1), Below(HALF))],
             original=Text("P2 ÷ P1 = 0.077、P3 ÷ P1 = 0.071 (−92.3 %、−92.9 %)",
                           "P2 / P1 = 0.077, P3 / P1 = 0.071 (−92.3 %, −92.9 %)"),
             requires=[LOOPBACK]),
     Finding("F2", Text(f"{MANY} クライアントでも、外部テーブルのある SELECT の TPS はローカルのみの半分未満",
                        f"At {MANY} clients, SELECTs with a foreign table still run at less than half the all-local throughput"),
             # here 0.05-0.12: the foreign patterns' three backends share the 2 cores with P1's one
-            [Check(_select(p, "p1", MANY), Below(HALF)) for p in ("p2", "p3", "p4")],
+            [Check(select_ratio(p, "p1", MANY), Below(HALF)) for p in ("p2", "p3", "p4")],
             original=Text("10 クライアントで P2 0.18、P3 0.19、P4 0.12 (10〜100 クライアントで 0.12〜0.24)",
                           "at 10 clients P2 0.18, P3 0.19, P4 0.12 (0.12 to 0.24 at 10 to 100 clients)"),
             requires=[LOOPBACK]),
     Finding("F3", Text("2 つとも外部テーブル (P4) は、1 つだけ (P2、P3) のどちらよりも遅い",
                        "Two foreign tables (P4) are slower than either single one (P2, P3)"),
-            [Check(_select("p4", p, n), Below(0.9)) for n in (1, MANY) for p in ("p2", "p3")],  # here 0.47-0.58
+            [Check(select_ratio("p4", p, n), Below(0.9)) for n in (1, MANY) for p in ("p2", "p3")],  # here 0.47-0.58
             original=Text("1 クライアントで P4 ÷ P2 = 0.55、10 クライアントで 0.67",
                           "P4 / P2 = 0.55 at 1 client, 0.67 at 10 clients"),
             requires=[LOOPBACK]),
@@ -123,8 +148,7 @@ FINDINGS = [
             requires=[APART]),
     Finding("F5", Text("1 クライアントでは、外部テーブルへの UPDATE と INSERT がローカルより遅い (0.8 倍未満)",
                        "At 1 client, UPDATE and INSERT into a foreign table are slower than local (less than 0.8×)"),
-            [Check(tps_ratio("update_remote", "update_local", Text("UPDATE: TPS の比 外部 ÷ ローカル", "UPDATE: TPS ratio foreign / local")), Below(SLOWER)),
-             Check(tps_ratio("insert_remote", "insert_local", Text("INSERT: TPS の比 外部 ÷ ローカル", "INSERT: TPS ratio foreign / local")), Below(SLOWER))],
+            [Check(versus("update_remote"), Below(SLOWER)), Check(versus("insert_remote"), Below(SLOWER))],
             original=Text("UPDATE 約 −31 %、INSERT 約 −34 % (図のみ)", "UPDATE about −31 %, INSERT about −34 % (figures only)"),
             requires=[LOOPBACK]),
     Finding("F6", Text(f"{MANY} クライアントでは、2 つとも外部テーブルの SELECT の平均応答時間がローカルのみの 2 倍を超える",
@@ -153,16 +177,14 @@ FINDINGS = [
     Finding("F9", Text("2 つのテーブルが同じ外部サーバーにあれば結合ごと外部サーバーで実行され、別々のサーバーの P4 より速い (1.2 倍超)",
                        "With both tables on one external server the join runs there, faster than P4 across two servers (more than 1.2×)"),
             [Check(_pushed(select_name("one_server", 1)), Above(0)),
-             Check(tps_ratio(select_name("one_server", 1), select_name("p4", 1),
-                        Text("1 クライアント: TPS の比 同じサーバー ÷ P4", "1 client: TPS ratio one server / P4")), Above(1.2))],  # here 1.7-2.1
+             Check(versus(select_name("one_server", 1)), Above(1.2))],  # here 1.7-2.1
             requires=[LOOPBACK]),
     Finding("F10", Text("batch_size = 100 で 100 行の INSERT が外部テーブルに 1 文で届き、batch_size = 1 より速い (2 倍超)",
                         "With batch_size = 100 a 100-row INSERT reaches the foreign table as one statement, "
                         "faster than with batch_size = 1 (more than 2×)"),
             [Check(_remote("bulk_batch", Text("batch_size 100: 外部サーバーの文 ÷ トランザクション",
                                               "batch_size 100: remote statements per transaction")), Below(10)),
-             Check(tps_ratio("bulk_batch", "bulk_remote", Text("TPS の比 batch_size 100 ÷ 1", "TPS ratio batch_size 100 / 1")),
-                   Above(2))],  # here 4.1-8.7
+             Check(versus("bulk_batch"), Above(2))],  # here 4.1-8.7
             requires=[majors(BATCH_SIZE_MAJOR, why=Text("batch_size は 14 からです。", "batch_size came in 14.")),
                       LOOPBACK, COUNTED]),
     Finding("F11", Text("use_remote_estimate を有効にすると、計画のたびに外部サーバーへ EXPLAIN を送るため、1 行の SELECT が遅くなる",
@@ -171,7 +193,6 @@ FINDINGS = [
             # the time ratio is 0.69-0.96 here, the smallest effect of the chapter: with at most 5
             # rounds of 1 s runs it was undecided in 2 of 10 tiny runs; with 8, decided in 10 of 10
             [Check(_remote(select_name("estimate", 1), Text("外部サーバーの文 ÷ トランザクション", "remote statements per transaction")), Above(5.1)),
-             Check(tps_ratio(select_name("estimate", 1), select_name("p2", 1),
-                        Text("1 クライアント: TPS の比 use_remote_estimate ÷ P2", "1 client: TPS ratio use_remote_estimate / P2")), Below(1))],
+             Check(versus(select_name("estimate", 1)), Below(1))],
             requires=[LOOPBACK, COUNTED]),
 ]

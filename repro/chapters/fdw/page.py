@@ -7,8 +7,9 @@ from functools import cache
 
 from ...chapter import INTERVAL, Chart, Run, Series, Table, scaling_table
 from ...text import Number, Text, clients
-from ...verdict import Measure
+from ...verdict import Measure, tps_ratio
 from .conditions import SELECT_PATTERNS, select_name
+from .findings import VERSUS, select_ratio, versus
 
 PATTERNS = {"p1": Text("P1: 両方ローカル", "P1: both local"),
             "p2": Text("P2: pgbench_accounts が外部", "P2: pgbench_accounts foreign"),
@@ -23,10 +24,10 @@ WRITES = {"update_local": Text("UPDATE、ローカル", "UPDATE, local"),
           "bulk_local": Text("100 行の INSERT、ローカル", "100-row INSERT, local"),
           "bulk_remote": Text("100 行の INSERT、外部 (batch_size 1)", "100-row INSERT, foreign (batch_size 1)"),
           "bulk_batch": Text("100 行の INSERT、外部 (batch_size 100)", "100-row INSERT, foreign (batch_size 100)")}
-# what each condition is compared with (beyond 004: the option against the plain foreign case)
-BASELINE = {"update_remote": "update_local", "insert_remote": "insert_local", "bulk_remote": "bulk_local",
-            "bulk_batch": "bulk_remote", select_name("one_server", 1): select_name("p4", 1),
-            select_name("estimate", 1): select_name("p2", 1)}
+# what each write and option is compared with: the findings' (VERSUS), and 100-row INSERTs
+# through a foreign table against local ones, which only the page shows
+BASELINE = {"bulk_remote": "bulk_local", **{c: baseline for c, (baseline, _) in VERSUS.items()}}
+COMPARED = [*WRITES, select_name("one_server", 1), select_name("estimate", 1)]  # in the page's order
 
 
 def label(condition: str) -> Text:
@@ -37,13 +38,21 @@ def label(condition: str) -> Text:
 
 
 @cache
-def _ratio_measure(condition: str, baseline: str, field: str = "tps") -> Measure:
-    return Measure(label(condition), lambda r: r.ratio(condition, baseline, field), "×", 2)
+def _versus(condition: str) -> Measure:
+    """TPS of a write or an option over BASELINE's: the findings' measure where one checks
+    it (one estimate for both), else the page's own."""
+    return versus(condition) if condition in VERSUS else tps_ratio(condition, BASELINE[condition], label(condition))
 
 
-def ours(run: Run, condition: str, baseline: str, field: str = "tps") -> Number:
-    """This build's ratio of a condition against its baseline, with its interval."""
-    return run.estimate(_ratio_measure(condition, baseline, field))
+def ours(run: Run, condition: str) -> Number:
+    """This build's TPS of a write or an option against what it is compared with, with its interval."""
+    return run.estimate(_versus(condition))
+
+
+def ours_select(run: Run, pattern: str, clients: int) -> Number:
+    """This build's SELECT TPS of a pattern against P1's at a client count, with its interval
+    (the findings' measure)."""
+    return run.estimate(select_ratio(pattern, "p1", clients))
 
 
 def _original_select(run: Run, pattern: str, clients: int) -> float | None:
@@ -64,7 +73,7 @@ def select_table(run: Run) -> Table:
             rows.append([label(select_name(p, n)), Number(orig, "", 1),
                          Number(orig / orig_p1 if orig and p != "p1" else None, "×", 3),
                          Number(c["tps"], "", 0), Number(c["latency_ms"], "", 2),
-                         ours(run, select_name(p, n), select_name("p1", n)) if p != "p1" else None])
+                         ours_select(run, p, n) if p != "p1" else None])
     return Table(Text("SELECT のスループット (原典の表 9.3 と本ビルド)", "SELECT throughput (the original's Table 9.3 and this build)"),
                  [Text("パターン", "Pattern"), Text("原典 [tps]", "Original [tps]"), Text("原典 ÷ P1", "Original / P1"),
                   Text("本ビルド [tps]", "This build [tps]"), Text("本ビルド 平均応答 [ms]", "This build mean latency [ms]"),
@@ -82,8 +91,8 @@ def writes_table(run: Run) -> Table:
     conditions = run.summary["conditions"]
     rows = [[label(c), Number(conditions[c]["tps"], "", 0),
              label(BASELINE[c]) if c in BASELINE else None,
-             Number(original.get(c), "×", 2), ours(run, c, BASELINE[c]) if c in BASELINE else None]
-            for c in [*WRITES, select_name("one_server", 1), select_name("estimate", 1)] if c in conditions]
+             Number(original.get(c), "×", 2), ours(run, c) if c in BASELINE else None]
+            for c in COMPARED if c in conditions]
     return Table(Text("書き込みと、原典が測っていないオプション (1 クライアント)", "Writes, and the options the original did not measure (1 client)"),
                  [Text("条件", "Condition"), Text("本ビルド [tps]", "This build [tps]"), Text("比べる相手", "Compared with"),
                   Text("原典の比", "Original ratio"), Text(f"本ビルドの比{INTERVAL.ja}", f"This build's ratio{INTERVAL.en}")],
@@ -183,7 +192,7 @@ def select_chart(run: Run) -> Chart:
             categories.append(label(select_name(p, n)))
             o, o1 = _original_select(run, p, n), _original_select(run, "p1", n)
             original.append(o / o1 if o else None)
-            values.append(ours(run, select_name(p, n), select_name("p1", n)))
+            values.append(ours_select(run, p, n))
     return Chart(Text("SELECT のスループット、P1 (両方ローカル) に対する比", "SELECT throughput against P1 (both local)"),
                  categories,
                  [Series(Text("原典", "original"), original),
@@ -194,8 +203,8 @@ def select_chart(run: Run) -> Chart:
 
 def options_chart(run: Run) -> Chart:
     original = run.chapter.original["writes"]
-    conditions = [c for c in BASELINE if c in run.summary["conditions"]]
-    values = [ours(run, c, BASELINE[c]) for c in conditions]
+    conditions = [c for c in COMPARED if c in BASELINE and c in run.summary["conditions"]]
+    values = [ours(run, c) for c in conditions]
     return Chart(Text("書き込みとオプション、比べる相手に対する比", "Writes and options against what each is compared with"),
                  [label(c) for c in conditions],
                  [Series(Text("原典", "original"), [original.get(c) for c in conditions]),
@@ -209,9 +218,9 @@ def numbers(run: Run) -> dict[str, Number]:
     return {
         "p1_c1": Number(c[select_name("p1", 1)]["tps"], "tps", 0),
         "p2_c1": Number(c[select_name("p2", 1)]["tps"], "tps", 0),
-        "p2_ratio_c1": ours(run, select_name("p2", 1), select_name("p1", 1)),
-        "p4_ratio_c10": ours(run, select_name("p4", 10), select_name("p1", 10)),
-        "one_server_ratio": ours(run, select_name("one_server", 1), select_name("p4", 1)),
+        "p2_ratio_c1": ours_select(run, "p2", 1),
+        "p4_ratio_c10": ours_select(run, "p4", 10),
+        "one_server_ratio": ours(run, select_name("one_server", 1)),
         "p2_per_statement": Number(_per_statement_us(run, select_name("p2", 1)), "µs", 0),
     }
 

@@ -5,14 +5,16 @@ load with GIN's pending list, and the replication: the publisher's walsender, la
 how fast the subscriber applies."""
 from __future__ import annotations
 
-from functools import cache
+from collections.abc import Callable
 
 from ...chapter import INTERVAL, Chart, Run, Series, Table, scaling_table
+from ...stats import Rounds
 from ...text import Number, Text
 from ...verdict import Measure
-from .analysis import SHORT, ingest_ratio, latency_ratio, rise, speedup, subscriber_over_single
+from .analysis import ingest_ratio, rise, speedup, subscriber_over_single
 from .conditions import (COLUMNS, IDLE, INDEXED, KINDS, LOADED, NONE, PUBLISHER_INGEST, SINGLE, SUBSCRIBER, WORDS,
                          field, ingest, search)
+from .findings import NO_INDEX_UNDER_LOAD, PUBLISHER_OVER_SINGLE, TRGM_SHORT
 
 KIND_NAMES = {NONE: Text("インデックスなし", "no index"), "bigm": Text("pg_bigm", "pg_bigm"),
               "pgroonga": Text("PGroonga", "PGroonga"), "trgm": Text("pg_trgm", "pg_trgm")}
@@ -25,13 +27,26 @@ def _kinds(run: Run) -> list[str]:
     return [k for k in KINDS if k in run.raw["kinds"]]
 
 
-@cache
-def _measure(name: str, statistic, unit: str = "×", digits: int = 2) -> Measure:
-    return Measure(Text(name, name), statistic, unit, digits)
+MEASURES: dict[str, Measure] = {}  # the page's own, by name
 
 
-def _est(run: Run, name: str, statistic, unit: str = "×", digits: int = 2) -> Number:
-    return run.estimate(_measure(name, statistic, unit, digits))
+def _measure(name: str, statistic: Callable[[Rounds], float | None], unit: str = "×", digits: int = 2) -> Measure:
+    """One Measure per name, made at its first call: the callers' statistic is a lambda made
+    anew at every call, so a cache on the arguments would never hit, and Run.estimate
+    computes an estimate once per Measure."""
+    if name not in MEASURES:
+        MEASURES[name] = Measure(Text(name, name), statistic, unit, digits)
+    return MEASURES[name]
+
+
+def _over_no_index(condition: str) -> Measure:
+    """Insert throughput over the single node's without an index, in the same round."""
+    return _measure(condition, lambda r: ingest_ratio(r, condition, ingest(NONE)))
+
+
+def _word_speedup(kind: str, word: str) -> Measure:
+    """One word's search time without an index over with `kind`'s, idle."""
+    return _measure(f"speedup/{kind}/{word}", lambda r: speedup(r, kind, IDLE, (word,)), "×", 0)
 
 
 def _ms(run: Run, condition: str, column: str, word: str = ORIGINAL_WORD) -> Number:
@@ -90,11 +105,11 @@ def ingest_table(run: Run) -> Table:
         condition = ingest(kind, column)
         rows.append([KIND_NAMES[kind], column or "—", Number(original[key], "", 0) if key in original else "—",
                      Number(ours[condition]["tps"], "", 0),
-                     _est(run, condition, lambda r, c=condition: ingest_ratio(r, c, ingest(NONE))) if kind != NONE else None])
+                     run.estimate(_over_no_index(condition)) if kind != NONE else None])
     if PUBLISHER_INGEST in ours:  # not before 10, nor against an existing server
         rows.append([Text("パブリッシャー (インデックスなし)", "publisher (no index)"), "—", Number(original["publisher"], "", 0),
                      Number(ours[PUBLISHER_INGEST]["tps"], "", 0),
-                     _est(run, PUBLISHER_INGEST, lambda r: ingest_ratio(r, PUBLISHER_INGEST, ingest(NONE)))])
+                     run.estimate(PUBLISHER_OVER_SINGLE)])
     return Table(Text("挿入性能: 原典の表 7.7、7.10 と本ビルド", "Insert throughput: the original's Tables 7.7 and 7.10 and this build"),
                  [Text("インデックス", "Index"), Text("列", "Field"), Text("原典 [件/s]", "Original [inserts/s]"),
                   Text("本ビルド [件/s]", "This build [inserts/s]"), Text(f"÷ インデックスなし{INTERVAL.ja}", f"/ no index{INTERVAL.en}")],
@@ -116,7 +131,8 @@ def _search_rows(run: Run, where: str) -> list[list]:
                    Number(o["title"], "", 2) if o else "—", _ms(run, cond, "title"),
                    Number(o["description"], "", 2) if o else "—", _ms(run, cond, "description")]
             if where == SUBSCRIBER:
-                row.append(_est(run, f"sub/{kind}/{load}", lambda r, k=kind, lo=load: subscriber_over_single(r, k, lo)))
+                row.append(run.estimate(_measure(f"sub/{kind}/{load}",
+                                                 lambda r, k=kind, lo=load: subscriber_over_single(r, k, lo))))
             else:
                 row.append(Number(run.summary[cond].get("pending_tuples"), "", 0) if kind in ("bigm", "trgm") else "—")
             rows.append(row)
@@ -156,8 +172,7 @@ def subscriber_table(run: Run) -> Table:
 
 
 def words_table(run: Run) -> Table:
-    rows = [[KIND_NAMES[k], *[_est(run, f"speedup/{k}/{w}", lambda r, k=k, w=w: speedup(r, k, IDLE, (w,)), "×", 0)
-                              for w in WORDS]] for k in _kinds(run) if k != NONE]
+    rows = [[KIND_NAMES[k], *[run.estimate(_word_speedup(k, w)) for w in WORDS]] for k in _kinds(run) if k != NONE]
     return Table(Text("語ごとの速さ: インデックスなしの検索時間 ÷ インデックスでの検索時間 (単一ノード、負荷なし)",
                       "Per word: search time without an index over with it (single node, idle)"),
                  [Text("種類", "Kind"), *[Text(f"「{w}」{INTERVAL.ja}", f"“{w}”{INTERVAL.en}") for w in WORDS]], rows,
@@ -200,8 +215,7 @@ def ingest_chart(run: Run) -> Chart:
     kinds = [k for k in _kinds(run) if k != NONE]
     return Chart(Text("インデックスを付けた列ごとの挿入性能 (インデックスなしに対する比)", "Insert throughput per indexed field (over no index)"),
                  [KIND_NAMES[k] for k in kinds],
-                 [Series(Text(c, c), *_series(run, [_measure(f"ingest/{k}/{c}", lambda r, k=k, c=c: ingest_ratio(r, ingest(k, c), ingest(NONE)))
-                                                    for k in kinds])) for c in COLUMNS],
+                 [Series(Text(c, c), *_series(run, [_over_no_index(ingest(k, c)) for k in kinds])) for c in COLUMNS],
                  Text("÷ インデックスなし", "/ no index"))
 
 
@@ -214,8 +228,7 @@ def words_chart(run: Run) -> Chart:
     kinds = [k for k in _kinds(run) if k != NONE]
     return Chart(Text("語ごとの速さ (インデックスなし ÷ インデックス、負荷なし)", "Speed-up per word (no index over index, idle)"),
                  [Text(f"{w} ({len(w)})", f"{w} ({len(w)})") for w in WORDS],
-                 [Series(KIND_NAMES[k], *_series(run, [_measure(f"speedup/{k}/{w}", lambda r, k=k, w=w: speedup(r, k, IDLE, (w,)), "×", 0)
-                                                       for w in WORDS])) for k in kinds],
+                 [Series(KIND_NAMES[k], *_series(run, [_word_speedup(k, w) for w in WORDS])) for k in kinds],
                  Text("× (インデックスなし ÷ あり)", "× (no index / index)"), Text("語 (文字数)", "word (characters)"))
 
 
@@ -236,9 +249,8 @@ def numbers(run: Run) -> dict[str, Number]:
         "walsender": Number(100 * pub["walsender_cpu"] if pub else None, "%", 0),
         "load_share": Number(100 * run.params["rate"] / run.summary[ingest(NONE)]["tps"], "%", 0),
         "rows_end": Number(max(rows[f"search_{k}"] for k in _kinds(run)), "", 0),
-        "none_rise": _est(run, "none_rise", lambda r: latency_ratio(r, search(NONE, SINGLE, LOADED), search(NONE, SINGLE, IDLE))),
-        "short_trgm": _est(run, "short_trgm", lambda r: latency_ratio(r, search("trgm", SINGLE, IDLE), search(NONE, SINGLE, IDLE),
-                                                                       words=SHORT)),
+        "none_rise": run.estimate(NO_INDEX_UNDER_LOAD),
+        "short_trgm": run.estimate(TRGM_SHORT),
     }
 
 

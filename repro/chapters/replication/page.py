@@ -3,13 +3,10 @@ were, the checksums."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cache
 
 from ...chapter import Chart, Run, Series, Table, scaling_table
 from ...text import Number, Text
-from ...verdict import Measure
-from .analysis import ratio_pct
-from .findings import LABELS, PATTERN_B, SYNC_CHAIN
+from .findings import LABELS, PATTERN_B, SYNC_CHAIN, ratio_measure
 
 COL = {
     "config": Text("構成", "Configuration"),
@@ -30,14 +27,9 @@ def original_ratio(run_or_chapter: Run, config: str) -> float:
     return tps[config] / tps["none"] * 100
 
 
-@cache
-def _ratio_measure(config: str) -> Measure:
-    return Measure(LABELS[config], lambda r: ratio_pct(r, config), "%", 1, ratio=True)  # as F1's
-
-
 def ratio(run: Run, config: str) -> Number:
-    """TPS against no replication, with its interval over rounds."""
-    return run.estimate(_ratio_measure(config))
+    """TPS against no replication, with its interval over rounds (the findings' measure)."""
+    return run.estimate(ratio_measure(config))
 
 
 def _tps_table(caption: Text, configs: list[str]) -> Callable[[Run], Table]:

@@ -30,6 +30,8 @@ def _name(run: Run, server: str) -> Text:
 
 @cache
 def _ratio(condition: str, baseline: str) -> Measure:
+    """TPS of one condition over another's at a client count of the table: the page's own
+    (the findings compare at counts the run decides: its CPUs, its most clients)."""
     return tps_ratio(condition, baseline, Text(condition, condition))
 
 

@@ -6,6 +6,7 @@ statistic's interval is Student's t over its value in each round (repro/verdict.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 
 from ...stats import Rounds
 from ...text import Text
@@ -129,10 +130,12 @@ def f4_checks(method: str = "sampling", clients: Callable[[Rounds], list[int]] =
     return [Check(rise, Above(0)), Check(most, Above(XID_MAX_PCT, inclusive=True))]
 
 
-def _ratio(condition: str, method: str, label: Text,
-           quiet_in: Callable[[Rounds], list[str] | None] | None = None) -> Measure:
+@cache
+def ratio_measure(condition: str, method: str, label: Text,
+                  quiet_in: Callable[[Rounds], list[str] | None] | None = None) -> Measure:
     """Measured share of `condition`'s time over the server's; None unless `quiet_in`'s
-    conditions ran undisturbed (see `_undisturbed`)."""
+    conditions ran undisturbed (see `_undisturbed`). Cached: the page shows pg_stat_activity's
+    for the 1-client runs too (without `quiet_in`)."""
     def ratio(r: Rounds) -> float | None:
         return ratio_to_time(r, condition, method)
     return Measure(label, _undisturbed(quiet_in, ratio) if quiet_in else ratio, "×", 2)
@@ -280,10 +283,10 @@ FINDINGS = [
                                 "its own CPU (the two control runs of the same round)"),
                            _undisturbed(_controls, placement_ratio), "×", 2),
                    Below(1.0)),
-             Check(_ratio("control/own_cpu", "activity",
-                          Text("別の CPU での読み取りの IO:WALSync ÷ 測った WAL fsync の時間",
-                               "poll on its own CPU: IO:WALSync share / measured WAL fsync time"),
-                          _controls),
+             Check(ratio_measure("control/own_cpu", "activity",
+                                 Text("別の CPU での読み取りの IO:WALSync ÷ 測った WAL fsync の時間",
+                                      "poll on its own CPU: IO:WALSync share / measured WAL fsync time"),
+                                 _controls),
                    Between(*OWN_CPU_RATIO))],
             requires=[PINNED, CPU_COUNTERS, min_cpus(2), majors(14, why=NEEDS_TIMING)],
             explain=_explain_taken(_controls, Text("読み取りに空いていたはずの CPU",
@@ -292,9 +295,9 @@ FINDINGS = [
                        "費やした時間の割合と合う",
                        "pg_wait_sampling's share of IO:WALSync samples matches the share of time the "
                        "server spent in WAL fsyncs"),
-            [Check(_ratio(f"control/{name}", "sampling",
-                          Text(f"1 クライアント ({label.ja}): IO:WALSync ÷ 測った WAL fsync の時間",
-                               f"1 client ({label.en}): IO:WALSync share / measured WAL fsync time")),
+            [Check(ratio_measure(f"control/{name}", "sampling",
+                                 Text(f"1 クライアント ({label.ja}): IO:WALSync ÷ 測った WAL fsync の時間",
+                                      f"1 client ({label.en}): IO:WALSync share / measured WAL fsync time")),
                    Between(*SAMPLING_RATIO))
              for name, label in (("same_cpu", Text("読み取りが同じ CPU", "poll on the same CPU")),
                                  ("own_cpu", Text("読み取りが別の CPU", "poll on its own CPU")))],

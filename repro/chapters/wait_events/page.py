@@ -8,9 +8,8 @@ from ...chapter import Chart, Run, Series, Table, scaling_table
 from ...stats import median
 from ...text import Number, Text
 from ...verdict import Measure
-from .analysis import (CLIENT_READ, CPU, MODES, TRANSACTIONID, WAL_FLUSH, ratio_to_time, sampled,
-                       share_of_time)
-from .findings import MODE_LABELS, OTHERS_MAX_PCT
+from .analysis import CLIENT_READ, CPU, MODES, TRANSACTIONID, WAL_FLUSH, sampled, share_of_time
+from .findings import MODE_LABELS, OTHERS_MAX_PCT, ratio_measure
 
 SHOWN_EVENTS = [CLIENT_READ, *WAL_FLUSH, TRANSACTIONID, "Lock:tuple"]
 OTHER = Text("その他", "other")
@@ -42,17 +41,13 @@ def _cpu(v: dict, field: str) -> float | None:
 
 @cache
 def _tps_measure(key: str) -> Measure:
+    """A condition's median TPS: the page's own (the findings compare peaks)."""
     return Measure(Text(key, key), lambda r: median(r.values(key, "tps")), "", 0, floor=0)
 
 
 def _tps(run: Run, key: str) -> Number:
     """A condition's median TPS with its interval over rounds."""
     return run.estimate(_tps_measure(key))
-
-
-@cache
-def _ratio_measure(key: str) -> Measure:
-    return Measure(Text(key, key), lambda r: ratio_to_time(r, key, "activity"), "×", 2)
 
 
 def _per_mode_chart(title: Text, field: str, y_label: Text) -> Callable[[Run], Chart]:
@@ -156,7 +151,7 @@ def controls_table(run: Run) -> Table:
         v = _condition(run, key)
         shares = [_pct(share_of_time(run.rounds, key, e, m)) for e in ("IO:WALSync", CLIENT_READ, CPU)
                   for m in ("sampling", "activity")]
-        ratio = run.estimate(_ratio_measure(key))
+        ratio = run.estimate(ratio_measure(key, "activity", Text(key, key)))  # F6's own is cut when disturbed
         rows.append([label, _tps(run, key), _pct(v["wal_sync_time_pct"]), *shares, ratio,
                      Number(v["wal_sync_mean_ms"], "ms", 3), Number(v["poll_ms"], "ms", 2)])
     methods = (Text("pg_wait_sampling", "pg_wait_sampling"), Text("pg_stat_activity", "pg_stat_activity"))

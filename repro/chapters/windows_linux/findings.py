@@ -10,6 +10,8 @@ round, inconclusive on F1-F3). A limit of 0.9 for F2, with too small a time budg
 rounds, left 3 of 10 tiny runs undecided (medians up to 0.86 at 8 clients)."""
 from __future__ import annotations
 
+from functools import cache
+
 from ...text import Text, clients
 from ...stats import Rounds
 from ...verdict import REPORT, SANITY, Above, Below, Between, Check, Finding, Measure, Requirement, tps_ratio
@@ -43,26 +45,40 @@ KNEE_MEASURED = Requirement(
     Text("CPU 数を超えるクライアント数", "more clients than CPUs"))
 
 
-def _buffers(c: int) -> Measure:
+@cache
+def buffers_ratio(c: int) -> Measure:
+    """Read TPS, 64MB over large. Cached, like the ratios below: the page shows the same
+    Measure, which Run.estimate computes once."""
     n = clients(c)
     return tps_ratio(read("small", c), read("large", c),
                 Text(f"{n.ja}: 参照系 TPS の比 64MB ÷ 大", f"{n.en}: read TPS ratio, 64MB over large"))
 
 
-def _buffered_update(c: int) -> Measure:
+@cache
+def buffered_update_ratio(c: int) -> Measure:
+    """Update TPS, 64MB over large."""
     n = clients(c)
     return tps_ratio(buffered_update("small", c), buffered_update("large", c),
                 Text(f"{n.ja}: 更新系 TPS の比 64MB ÷ 大", f"{n.en}: update TPS ratio, 64MB over large"))
 
 
-def _method(method: str, c: int) -> Measure:
+@cache
+def method_ratio(method: str, c: int) -> Measure:
+    """Update TPS of a wal_sync_method over fdatasync's."""
     n = clients(c)
     return tps_ratio(update(method, c), update("fdatasync", c),
                 Text(f"{n.ja}: 更新系 TPS の比 {method} ÷ fdatasync", f"{n.en}: update TPS ratio, {method} over fdatasync"))
 
 
-def _fsync(section: str, method: str, baseline: str, label: Text) -> Measure:
-    return Measure(label, lambda r: fsync_ratio(r, section, method, baseline), "×", 2)
+SECTIONS = {ONE_WRITE: Text("8kB 1 回書き込み", "one 8kB write"), TWO_WRITES: Text("8kB 2 回書き込み", "two 8kB writes")}
+
+
+@cache
+def fsync_measure(section: str, method: str, baseline: str) -> Measure:
+    """pg_test_fsync's ops/s of a method over another's, run by run."""
+    w = SECTIONS[section]
+    return Measure(Text(f"{w.ja}: ops/s の比 {method} ÷ {baseline}", f"{w.en}: ops/s ratio, {method} over {baseline}"),
+                   lambda r: fsync_ratio(r, section, method, baseline), "×", 2)
 
 
 MISSED = Measure(Text("64MB: 共有バッファーになかったブロックの割合", "64MB: share of blocks not in shared_buffers"),
@@ -76,35 +92,31 @@ FINDINGS = [
             requires=[KNEE_MEASURED]),
     Finding("F2", Text("Linux では、参照系で shared_buffers を 64MB にすると、テーブルが収まる大きさより遅い (Windows の結果とは逆)",
                        "On Linux, reads with shared_buffers 64MB are slower than with a size that holds the table (unlike the Windows result)"),
-            [Check(_buffers(c), Below(SLOWER)) for c in (1, 2, 8)],
+            [Check(buffers_ratio(c), Below(SLOWER)) for c in (1, 2, 8)],
             original=Text("Windows で 64MB と約 40GB がほぼ同じ。接続数が多いと 64MB がわずかに上 (グラフのみ)",
                           "On Windows 64MB and about 40GB were nearly the same; at many connections 64MB was slightly ahead (graph only)"),
             declared_kind=REPORT),
     Finding("F3", Text("Linux では、更新系の TPS は shared_buffers 64MB でも、テーブルが収まる大きさのときと大きくは変わらない (8 クライアント)",
                        "On Linux, update TPS with shared_buffers 64MB stays close to that with a size that holds the table (8 clients)"),
-            [Check(_buffered_update(SB_UPDATE_CLIENTS), Between(*METHOD_BAND))],
+            [Check(buffered_update_ratio(SB_UPDATE_CLIENTS), Between(*METHOD_BAND))],
             original=Text("原典は shared_buffers を参照系でしか比べていない", "The original compared shared_buffers for reads only"),
             declared_kind=REPORT),
     Finding("F4", Text("pg_test_fsync で open_datasync が fsync の何倍も速いのは Windows の結果で、Linux (このストレージ) では差が小さい",
                        "pg_test_fsync's open_datasync many times faster than fsync is a Windows result; on Linux (this storage) the gap is small"),
-            [Check(_fsync(ONE_WRITE, "open_datasync", "fsync",
-                          Text("8kB 1 回書き込み: ops/s の比 open_datasync ÷ fsync", "one 8kB write: ops/s ratio, open_datasync over fsync")),
-                   Below(NOT_WINDOWS))],
+            [Check(fsync_measure(ONE_WRITE, "open_datasync", "fsync"), Below(NOT_WINDOWS))],
             original=Text("Windows: open_datasync 105,161 ops/s、fsync 5,406、fsync_writethrough 5,289 (19.5 倍)",
                           "Windows: open_datasync 105,161 ops/s, fsync 5,406, fsync_writethrough 5,289 (19.5 times)"),
             declared_kind=REPORT),
     Finding("F5", Text("更新系 TPS は wal_sync_method によって大きくは変わらない (Linux、このストレージ、1 クライアント)",
                        "Update TPS changes little with wal_sync_method (Linux, this storage, 1 client)"),
-            [Check(_method(m, 1), Between(*METHOD_BAND)) for m in ("fsync", "open_sync", "open_datasync")],
+            [Check(method_ratio(m, 1), Between(*METHOD_BAND)) for m in ("fsync", "open_sync", "open_datasync")],
             original=Text("Windows: open_datasync が fsync_writethrough、fsync より高い TPS (グラフのみ)",
                           "Windows: open_datasync gave higher TPS than fsync_writethrough and fsync (graph only)"),
             declared_kind=REPORT),
     Finding("F6", Text("pg_test_fsync の 8kB 2 回書き込みでは open_datasync が fdatasync より大きく落ちるが、8 クライアントの更新系 TPS には表れない",
                        "pg_test_fsync's two 8kB writes cost open_datasync far more than fdatasync, but 8 clients' update TPS does not show it"),
-            [Check(_fsync(TWO_WRITES, "open_datasync", "fdatasync",
-                          Text("8kB 2 回書き込み: ops/s の比 open_datasync ÷ fdatasync", "two 8kB writes: ops/s ratio, open_datasync over fdatasync")),
-                   Below(PENALTY)),
-             Check(_method("open_datasync", 8), Above(PENALTY))],
+            [Check(fsync_measure(TWO_WRITES, "open_datasync", "fdatasync"), Below(PENALTY)),
+             Check(method_ratio("open_datasync", 8), Above(PENALTY))],
             original=Text("原典は 8kB 1 回書き込みのみを掲載", "The original published the one-8kB-write test only"),
             declared_kind=REPORT),
     # The set-up's own check: a 64MB cache cannot hold a table four times its size, so most

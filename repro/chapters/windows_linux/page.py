@@ -4,14 +4,10 @@ Linux says to the Windows-only method, and each Windows-only claim of 004 §5 wi
 finding that measures its Linux side."""
 from __future__ import annotations
 
-from functools import cache
-
 from ...chapter import INTERVAL, Chart, Run, Series, Table, scaling_table
 from ...text import Number, Text
-from ...verdict import Measure
-from .analysis import fsync_ratio
-from .conditions import (BUFFERS, METHODS, ONE_WRITE, SB_UPDATE_CLIENTS, SMALL_BUFFERS, TWO_WRITES,
-                         WINDOWS_ONLY_METHOD, buffered_update, read, update)
+from .conditions import BUFFERS, METHODS, ONE_WRITE, SB_UPDATE_CLIENTS, SMALL_BUFFERS, TWO_WRITES, WINDOWS_ONLY_METHOD
+from .findings import buffered_update_ratio, buffers_ratio, fsync_measure, method_ratio
 
 CLIENTS = Text("クライアント数", "clients")
 NOT_HERE = Text("ここでは該当しません: Windows が要ります", "Not applicable here: needs Windows")
@@ -21,16 +17,6 @@ DIRECT_WAL_UNTIL = 16  # before 16, open_* used O_DIRECT when wal_level = minima
 
 def _size(run: Run, size: str) -> str:
     return SMALL_BUFFERS if size == "small" else run.params["large_buffers"]
-
-
-@cache
-def _ratio(condition: str, baseline: str) -> Measure:
-    return Measure(Text(condition, condition), lambda r: r.ratio(condition, baseline, "tps"), "×", 2)
-
-
-@cache
-def _fsync(section: str, method: str, baseline: str = "fdatasync") -> Measure:
-    return Measure(Text(method, method), lambda r: fsync_ratio(r, section, method, baseline), "×", 2)
 
 
 def fsync_table(run: Run) -> Table:
@@ -45,7 +31,7 @@ def fsync_table(run: Run) -> Table:
             continue
 
         def ratio(section: str, baseline: str) -> Number | None:
-            return run.estimate(_fsync(section, m, baseline)) if m != baseline else None
+            return run.estimate(fsync_measure(section, m, baseline)) if m != baseline else None
         rows.append(row + [Number(ours[ONE_WRITE][m], "", 0), ratio(ONE_WRITE, "fsync"), ratio(ONE_WRITE, "fdatasync"),
                            Number(ours[TWO_WRITES][m], "", 0), ratio(TWO_WRITES, "fdatasync")])
     return Table(Text("pg_test_fsync: 原典の表 5.3 (Windows) と本ビルド (Linux)", "pg_test_fsync: the original's Table 5.3 (Windows) and this build (Linux)"),
@@ -71,7 +57,7 @@ def read_table(run: Run) -> Table:
              *[Number(run.summary["read"][size][c], "", 0) for c in run.params["read_clients"]]]
             for size in BUFFERS]
     rows.append([Text(f"{SMALL_BUFFERS} ÷ 大{INTERVAL.ja}", f"{SMALL_BUFFERS} / large{INTERVAL.en}"), None,
-                 *[run.estimate(_ratio(read("small", c), read("large", c))) for c in run.params["read_clients"]]])
+                 *[run.estimate(buffers_ratio(c)) for c in run.params["read_clients"]]])
     return Table(Text("参照系の TPS: shared_buffers ごと", "Read TPS by shared_buffers"),
                  [Text("shared_buffers", "shared_buffers"),
                   Text("共有バッファーになかったブロック", "blocks not in shared_buffers"),
@@ -93,7 +79,7 @@ def sb_update_table(run: Run) -> Table:
                  [Text("shared_buffers", "shared_buffers"), Text("TPS", "TPS")],
                  [*[[_size(run, size), Number(run.summary["sb_update"][size], "", 0)] for size in BUFFERS],
                   [Text(f"{SMALL_BUFFERS} ÷ 大{INTERVAL.ja}", f"{SMALL_BUFFERS} / large{INTERVAL.en}"),
-                   run.estimate(_ratio(buffered_update("small", c), buffered_update("large", c)))]],
+                   run.estimate(buffered_update_ratio(c))]],
                  Text("参照系と同じ shared_buffers のサーバー・同じテーブル (wal_sync_method は既定の fdatasync) で、参照系の直後に実行します。",
                       "On the shared_buffers server and its table (wal_sync_method at its default, fdatasync), right after the reads."))
 
@@ -101,7 +87,7 @@ def sb_update_table(run: Run) -> Table:
 def update_table(run: Run) -> Table:
     clients = run.params["update_clients"]
     rows = [[m, *[Number(run.summary["update"][m][c], "", 0) for c in clients],
-             *[run.estimate(_ratio(update(m, c), update("fdatasync", c))) if m != "fdatasync" else None
+             *[run.estimate(method_ratio(m, c)) if m != "fdatasync" else None
                for c in clients]] for m in METHODS]
     return Table(Text("更新系の TPS: wal_sync_method ごと", "Update TPS by wal_sync_method"),
                  [Text("wal_sync_method", "wal_sync_method"),
@@ -187,14 +173,13 @@ def fsync_chart(run: Run) -> Chart:
 
 def numbers(run: Run) -> dict[str, Number]:
     return {
-        "small_c1": run.estimate(_ratio(read("small", 1), read("large", 1))),
+        "small_c1": run.estimate(buffers_ratio(1)),
         "table_mb": Number(run.raw["table_mb"], "MB", 0),
-        "sb_update": run.estimate(_ratio(buffered_update("small", SB_UPDATE_CLIENTS),
-                                         buffered_update("large", SB_UPDATE_CLIENTS))),
-        "open_datasync_one": run.estimate(_fsync(ONE_WRITE, "open_datasync")),
-        "open_datasync_two": run.estimate(_fsync(TWO_WRITES, "open_datasync")),
-        "open_datasync_c1": run.estimate(_ratio(update("open_datasync", 1), update("fdatasync", 1))),
-        "open_datasync_c8": run.estimate(_ratio(update("open_datasync", 8), update("fdatasync", 8))),
+        "sb_update": run.estimate(buffered_update_ratio(SB_UPDATE_CLIENTS)),
+        "open_datasync_one": run.estimate(fsync_measure(ONE_WRITE, "open_datasync", "fdatasync")),
+        "open_datasync_two": run.estimate(fsync_measure(TWO_WRITES, "open_datasync", "fdatasync")),
+        "open_datasync_c1": run.estimate(method_ratio("open_datasync", 1)),
+        "open_datasync_c8": run.estimate(method_ratio("open_datasync", 8)),
     }
 
 
