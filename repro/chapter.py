@@ -6,7 +6,8 @@ A chapter is a package, repro/chapters/NAME/:
 - ``scales.toml``: the parameters of each scale; ``files/``: its SQL, pgbench scripts
   and server settings as plain files (the page includes the same files);
 - ``original.toml``: the original publications (citation) and their numbers;
-- ``__init__.py``: ``CHAPTER = Chapter(...)``: title, summary, findings and page pieces.
+- ``__init__.py``: its TITLE (and REQUIRES); the registry builds the Chapter by convention
+  from it, ``analysis.summarize``, ``findings.FINDINGS`` and ``page`` (TABLES, CHARTS, numbers).
 
 Only the experiment, the files, the scale's own parameters and the harness modules
 the experiment imports decide a measurement, so only they key the cache: editing a

@@ -69,13 +69,12 @@ def _load(name: str, major: float, scale: str) -> dict[str, Any]:
 
 def cmd_list(args: argparse.Namespace) -> int:
     """Each chapter, and its newest result per major and scale with its run time."""
-    from .site import store
     for name, chapter in registry.chapters().items():
         newest: dict[tuple, dict[str, Any]] = {}
         for doc in sorted(results.everything(name), key=lambda d: d["provenance"]["started"]):
             newest[(doc["major"], doc["scale"])] = doc
         found = [f"pg{majors.name(m)}-{s} {d['provenance']['duration_s']:.0f} s"
-                 + ("" if d["key"]["experiment"] == store.experiment_hash(name, s) else " (stale)")
+                 + ("" if d["key"]["experiment"] == chapter.experiment_hash(s) else " (stale)")
                  for (m, s), d in sorted(newest.items())]
         print(f"{name:16} {chapter.title.en}  [{', '.join(found) or 'no result'}]")
     return 0
@@ -113,7 +112,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         out = []
         for doc in docs:
             run = Run(chapter, doc)
-            pool = pooling.gather(chapter, major, args.scale, run.doc["key"]["target"])
+            pool = pooling.gather(chapter, run.major, args.scale, run.doc["key"]["target"])
             out.append({"chapter": chapter.name, "major": run.major, "scale": run.doc["scale"],
                         "started": run.doc["provenance"]["started"], "runs": len(pool.runs),
                         "verdicts": [v.as_dict() for v in pool.verdicts],
@@ -184,6 +183,16 @@ def cmd_compare(args: argparse.Namespace) -> int:
         for k, (a, b) in found["settings_that_differ"].items():
             print(f"     {k}: {a or '(default)'} | {b or '(default)'}")
     return 0
+
+
+def cmd_aside(args: argparse.Namespace) -> int:
+    """Run a command that measures nothing beside the runs that do: it waits for a measuring
+    run, and no run starts while it goes (repro/lab/runlock.py)."""
+    from .lab.runlock import aside
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if not command:
+        raise ReproError("aside needs a command to run: python -m repro aside -- CMD ...")
+    return aside(command, out=lambda line: print(line, file=sys.stderr, flush=True))
 
 
 def cmd_noise(args: argparse.Namespace) -> int:
@@ -357,6 +366,9 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--pg", metavar="MAJOR", help="the major (default: that of this machine's newest result)")
     s.add_argument("--json", action="store_true", help="one object per finding")
     s.set_defaults(fn=cmd_compare)
+    s = sub.add_parser("aside", help="run a command that measures nothing, never beside a measuring run")
+    s.add_argument("command", nargs=argparse.REMAINDER, help="-- CMD ARGS...")
+    s.set_defaults(fn=cmd_aside)
     s = sub.add_parser("noise", help="each chapter's noise: spread, lag-1 correlation, spread between runs")
     s.add_argument("name", nargs="?", help="one chapter (default: all)")
     s.add_argument("--scale", default="default", help=f"one of {', '.join(scales.SCALES)}")

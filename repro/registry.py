@@ -1,28 +1,50 @@
-"""Every chapter package in repro/chapters, by name (the package's name)."""
+"""Every chapter package in repro/chapters, by name (the package's name), built by
+convention: a package's `__init__.py` gives its TITLE (and REQUIRES, what the whole chapter
+needs; else nothing), `analysis.summarize`, `findings.FINDINGS` and `page.TABLES`,
+`page.CHARTS`, `page.numbers` give the rest. Only the lab imports `experiment.py`
+(`experiment()` below): it imports the lab."""
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import pkgutil
+import sys
 from functools import cache
 from pathlib import Path
+from types import ModuleType
 
 from . import chapters as package
 from .chapter import Chapter
 from .errors import ReproError
 
 
+def build(init: ModuleType) -> Chapter:
+    """A chapter from its imported package (`init`) and that package's modules."""
+    analysis, findings, page = (importlib.import_module(f"{init.__name__}.{m}")
+                                for m in ("analysis", "findings", "page"))
+    return Chapter(title=init.TITLE, summarize=analysis.summarize, findings=findings.FINDINGS,
+                   tables=page.TABLES, charts=page.CHARTS, numbers=page.numbers,
+                   requires=list(getattr(init, "REQUIRES", [])), name=init.__name__.rsplit(".", 1)[-1],
+                   package=Path(init.__file__).parent)
+
+
 @cache
 def chapters() -> dict[str, Chapter]:
-    found = {}
-    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
-        if not info.ispkg:
-            continue
-        module = importlib.import_module(f"{package.__name__}.{info.name}")
-        chapter = getattr(module, "CHAPTER", None)
-        if isinstance(chapter, Chapter):
-            chapter.name, chapter.package = info.name, Path(module.__file__).parent
-            found[info.name] = chapter
-    return found
+    return {info.name: build(importlib.import_module(f"{package.__name__}.{info.name}"))
+            for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name) if info.ispkg}
+
+
+def experiment(chapter: Chapter) -> ModuleType:
+    """The chapter's experiment module, imported from its package's file (a scaffolded
+    chapter may live outside repro/chapters): the one place it is imported, by the lab only,
+    since it imports the lab."""
+    name = f"repro.chapters.{chapter.name}.experiment"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, chapter.package / "experiment.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
 
 
 def get(name: str) -> Chapter:

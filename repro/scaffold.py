@@ -17,21 +17,14 @@ from .registry import chapters
 ROOT = Path(__file__).resolve().parent.parent
 
 FILES = {
-    "__init__.py": '''"""Chapter: {name} (replace with what it reproduces, from which publication)."""
-from ...chapter import Chapter
-from ...text import Text
-from .analysis import summarize
-from .findings import FINDINGS
-from .page import CHARTS, TABLES, numbers
+    "__init__.py": '''"""Chapter: {name} (replace with what it reproduces, from which publication).
 
-CHAPTER = Chapter(
-    title=Text("{name} (日本語の題)", "{name} (English title)"),
-    summarize=summarize,
-    findings=FINDINGS,
-    tables=TABLES,
-    charts=CHARTS,
-    numbers=numbers,
-)
+The registry builds the chapter from this package by convention: analysis.summarize,
+findings.FINDINGS, page.TABLES, page.CHARTS, page.numbers; here only its title (and
+REQUIRES, what the whole chapter needs, if anything)."""
+from ...text import Text
+
+TITLE = Text("{name} (日本語の題)", "{name} (English title)")
 ''',
     "experiment.py": '''"""What runs on the server (replace): pgbench TPC-B with synchronous_commit on and off,
 interleaved round by round."""

@@ -123,47 +123,40 @@ def _limit(m: Measure, value: float, lang: str) -> str:
 
 
 @dataclass(frozen=True)
-class Above(Threshold):
+class _OneSided(Threshold):
+    """Holds on one side of `limit` (on it too when `inclusive`): Above and Below."""
+
+    limit: float
+    inclusive: bool = False
+    sign = 1  # +1: above the limit; -1: below it
+    ops = (">", "≥")
+
+    def limits(self) -> tuple[float, ...]:
+        return (self.limit,)
+
+    def status(self, low: float, high: float) -> str:
+        """As Above: an interval (low, high) below the limit is Above's (-high, -low) over -limit."""
+        near, far, limit = (low, high, self.limit) if self.sign > 0 else (-high, -low, -self.limit)
+        if near > limit or (self.inclusive and near >= limit):
+            return REPRODUCED
+        if far < limit or (not self.inclusive and far <= limit):
+            return CONTRADICTED
+        return INCONCLUSIVE
+
+    def text(self, m: Measure) -> Text:
+        op = self.ops[self.inclusive]
+        return Text(f"{op} {_limit(m, self.limit, 'ja')}", f"{op} {_limit(m, self.limit, 'en')}")
+
+
+class Above(_OneSided):
     """Holds above `limit` (at or above it when `inclusive`)."""
 
-    limit: float
-    inclusive: bool = False
 
-    def limits(self) -> tuple[float, ...]:
-        return (self.limit,)
-
-    def status(self, low: float, high: float) -> str:
-        if low > self.limit or (self.inclusive and low >= self.limit):
-            return REPRODUCED
-        if high < self.limit or (not self.inclusive and high <= self.limit):
-            return CONTRADICTED
-        return INCONCLUSIVE
-
-    def text(self, m: Measure) -> Text:
-        op = "≥" if self.inclusive else ">"
-        return Text(f"{op} {_limit(m, self.limit, 'ja')}", f"{op} {_limit(m, self.limit, 'en')}")
-
-
-@dataclass(frozen=True)
-class Below(Threshold):
+class Below(_OneSided):
     """Holds below `limit` (at or below it when `inclusive`)."""
 
-    limit: float
-    inclusive: bool = False
-
-    def limits(self) -> tuple[float, ...]:
-        return (self.limit,)
-
-    def status(self, low: float, high: float) -> str:
-        if high < self.limit or (self.inclusive and high <= self.limit):
-            return REPRODUCED
-        if low > self.limit or (not self.inclusive and low >= self.limit):
-            return CONTRADICTED
-        return INCONCLUSIVE
-
-    def text(self, m: Measure) -> Text:
-        op = "≤" if self.inclusive else "<"
-        return Text(f"{op} {_limit(m, self.limit, 'ja')}", f"{op} {_limit(m, self.limit, 'en')}")
+    sign = -1
+    ops = ("<", "≤")
 
 
 @dataclass(frozen=True)

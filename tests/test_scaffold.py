@@ -38,9 +38,7 @@ def _load(tree: Path, name: str) -> Chapter:
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
-    chapter = module.CHAPTER
-    chapter.name, chapter.package = name, package
-    return chapter
+    return registry.build(module)
 
 
 def test_new_chapter_runs_and_is_wired(tree: Path) -> None:

@@ -1,1 +1,1 @@
-"""One module per chapter; each defines CHAPTER (see repro.chapter)."""
+"""One package per chapter (see repro.chapter and repro.registry)."""

@@ -2,15 +2,12 @@
 write its result document."""
 from __future__ import annotations
 
-import importlib.util
-import sys
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from types import ModuleType
 from typing import Any, Callable
 
-from .. import majors, pooling, results, scales
+from .. import majors, pooling, registry, results, scales
 from ..chapter import Chapter, Run
 from ..errors import ChapterStopped, ReproError
 from ..stats import Rounds
@@ -45,17 +42,6 @@ def stored(path: Any, chapter: Chapter, warn: Callable[[str], None]) -> dict[str
     except results.CorruptResult as exc:
         warn(f"ignoring a corrupt result file ({exc}); it will be replaced")
         return None
-
-
-def _experiment(chapter: Chapter) -> ModuleType:
-    """The chapter's experiment module (only the lab imports it: it imports the lab)."""
-    name = f"repro.chapters.{chapter.name}.experiment"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, chapter.package / "experiment.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
 
 
 def _keyed(chapter: Chapter, scale: str, major: float, lab_major: float, dsn: str | None
@@ -116,7 +102,7 @@ def run(chapter: Chapter, scale: str = "default", major: float = majors.DEFAULT_
 
     with engine_lock(f"{chapter.name} on PostgreSQL {majors.name(major)}", wait, out):
         started = datetime.now(timezone.utc)  # after any wait for the lock
-        experiment = _experiment(chapter)
+        experiment = registry.experiment(chapter)
         progress = Progress(chapter.name)
         progress.note(f"PostgreSQL {majors.name(major)}, scale {scale}, image {image.name} "
                       f"({image.origin}, {image.id[7:19]})")

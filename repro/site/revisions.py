@@ -30,6 +30,8 @@ def _revision_value(key: str, value: Any, lang: str) -> str:
         return YES_NO[value](lang)
     if key == "kind" and value in KIND:
         return KIND[value](lang)
+    if key == "measure" and value:  # a fingerprint: its first digits tell old from new
+        return f"#{value[:8]}"
     return plain(value)
 
 

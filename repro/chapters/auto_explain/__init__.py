@@ -7,17 +7,6 @@ Two publications, re-run side by side:
 - 001: pgMustard, PostgreSQL 13.2: pgbench TPC-B, 4 clients; logging every plan, a
   10 ms threshold, analyze with and without timing, every option.
 """
-from ...chapter import Chapter
 from ...text import Text
-from .analysis import summarize
-from .findings import FINDINGS
-from .page import CHARTS, TABLES, numbers
 
-CHAPTER = Chapter(
-    title=Text("auto_explain のオーバーヘッド", "The overhead of auto_explain"),
-    summarize=summarize,
-    findings=FINDINGS,
-    tables=TABLES,
-    charts=CHARTS,
-    numbers=numbers,
-)
+TITLE = Text("auto_explain のオーバーヘッド", "The overhead of auto_explain")

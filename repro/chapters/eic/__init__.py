@@ -4,22 +4,11 @@ Publication 002 (a Japanese blog, PostgreSQL 9.6, CentOS 7): a count over a tabl
 rows lie in created_at order, through a lossy BRIN bitmap; cold runs with
 effective_io_concurrency 1 and 0, with strace (fadvise64) and blktrace (request sizes).
 """
-from ...chapter import Chapter
 from ...text import Text
 from ...verdict import own_server
-from .analysis import summarize
-from .findings import FINDINGS
-from .page import CHARTS, TABLES, numbers
 
-CHAPTER = Chapter(
-    title=Text("effective_io_concurrency とビットマップヒープスキャンの先読み",
-               "effective_io_concurrency and prefetching in bitmap heap scans"),
-    summarize=summarize,
-    findings=FINDINGS,
-    tables=TABLES,
-    charts=CHARTS,
-    numbers=numbers,
-    # against an existing server (--dsn) nothing of it can run: the run says so and stops
-    requires=[own_server(Text("冷えたキャッシュでの実行 (再起動と、サーバーのマシンのページキャッシュからの追い出し) と strace",
-                              "cold runs (restarts, and evicting the files from the page cache of the server's machine) and strace there"))],
-)
+TITLE = Text("effective_io_concurrency とビットマップヒープスキャンの先読み",
+             "effective_io_concurrency and prefetching in bitmap heap scans")
+# against an existing server (--dsn) nothing of it can run: the run says so and stops
+REQUIRES = [own_server(Text("冷えたキャッシュでの実行 (再起動と、サーバーのマシンのページキャッシュからの追い出し) と strace",
+                               "cold runs (restarts, and evicting the files from the page cache of the server's machine) and strace there"))]

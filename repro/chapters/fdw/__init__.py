@@ -5,17 +5,6 @@ and two external ones, 2-core VMs; a join of addrbook and pgbench_accounts with 
 local, one foreign or both foreign, at 1 to 100 connections; a one-row UPDATE and INSERT,
 local or foreign, at 1 connection.
 """
-from ...chapter import Chapter
 from ...text import Text
-from .analysis import summarize
-from .findings import FINDINGS
-from .page import CHARTS, TABLES, numbers
 
-CHAPTER = Chapter(
-    title=Text("postgres_fdw のコスト: 結合、UPDATE、INSERT", "The cost of postgres_fdw: a join, an UPDATE and an INSERT"),
-    summarize=summarize,
-    findings=FINDINGS,
-    tables=TABLES,
-    charts=CHARTS,
-    numbers=numbers,
-)
+TITLE = Text("postgres_fdw のコスト: 結合、UPDATE、INSERT", "The cost of postgres_fdw: a join, an UPDATE and an INSERT")

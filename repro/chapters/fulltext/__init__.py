@@ -2,18 +2,7 @@
 Japanese video metadata with and without an index, with and without background inserts,
 on one node and on a logical-replication subscriber that carries the index for a
 publisher that does not; pg_trgm beside the two."""
-from ...chapter import Chapter
 from ...text import Text
-from .analysis import summarize
-from .findings import FINDINGS
-from .page import CHARTS, TABLES, numbers
 
-CHAPTER = Chapter(
-    title=Text("全文検索 (pg_bigm・PGroonga・pg_trgm) とロジカルレプリケーションによる負荷分離",
-               "Full-text search (pg_bigm, PGroonga, pg_trgm) and load separation by logical replication"),
-    summarize=summarize,
-    findings=FINDINGS,
-    tables=TABLES,
-    charts=CHARTS,
-    numbers=numbers,
-)
+TITLE = Text("全文検索 (pg_bigm・PGroonga・pg_trgm) とロジカルレプリケーションによる負荷分離",
+             "Full-text search (pg_bigm, PGroonga, pg_trgm) and load separation by logical replication")

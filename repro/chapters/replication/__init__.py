@@ -5,22 +5,11 @@ slaves on KVM guests; pgbench with a one-row UPDATE script, 64 clients, scale 10
 the mean of 3 runs; (A) 1-3 standbys, all synchronous or all asynchronous; (B) 3 standbys,
 0-3 of them synchronous.
 """
-from ...chapter import Chapter
 from ...text import Text
 from ...verdict import own_server
-from .analysis import summarize
-from .findings import FINDINGS
-from .page import CHARTS, TABLES, numbers
 
-CHAPTER = Chapter(
-    title=Text("同期・非同期ストリーミングレプリケーションとスタンバイの台数",
-               "Synchronous and asynchronous streaming replication with 1 to 3 standbys"),
-    summarize=summarize,
-    findings=FINDINGS,
-    tables=TABLES,
-    charts=CHARTS,
-    numbers=numbers,
-    # against an existing server (--dsn) nothing of it can run: the run says so and stops
-    requires=[own_server(Text("実行が起動するプライマリとスタンバイ",
-                              "a primary and standbys of the run's own"))],
-)
+TITLE = Text("同期・非同期ストリーミングレプリケーションとスタンバイの台数",
+             "Synchronous and asynchronous streaming replication with 1 to 3 standbys")
+# against an existing server (--dsn) nothing of it can run: the run says so and stops
+REQUIRES = [own_server(Text("実行が起動するプライマリとスタンバイ",
+                               "a primary and standbys of the run's own"))]
