@@ -22,8 +22,14 @@ CHAPTERS ?=
 SEMAPHORES := $(if $(CHAPTERS),$(filter semaphores,$(subst $(comma),$(space),$(CHAPTERS))),semaphores)
 BESIDE := $(if $(SEMAPHORES),9.6 15)
 export SCALE RESULTS REPRO
+# Where the time goes: each stage's seconds (scripts/stage.sh), reported at the end of
+# make html. Work that measures nothing goes aside of measuring runs (scripts/aside.sh):
+# it never overlaps a chapter's run on this Docker engine.
+export REPRO_STAGES ?= $(CURDIR)/_build/stages.tsv
+STAGE := scripts/stage.sh
+ASIDE := scripts/aside.sh
 
-.PHONY: help venv system engine image images results matrix html pdf site-check test gettext intl \
+.PHONY: help venv system engine image images results matrix html stages-start pdf site-check test gettext intl \
 	check-po archive lint-workflow test-images clean lock
 
 help:
@@ -58,18 +64,18 @@ venv: $(VENV)/.stamp
 # SYSTEM=run or site: only what measuring, or a build from stored results, needs (CI jobs)
 SYSTEM ?= all
 system:
-	@scripts/install-system.sh $(SYSTEM)
+	@$(STAGE) "packages ($(SYSTEM))" scripts/install-system.sh $(SYSTEM)
 
 engine: system
 	@scripts/ensure-docker.sh
 
 image: engine
-	@for m in $(PG_LIST) $(BESIDE); do images/ensure.sh $$m || exit 1; done
-	@$(if $(SEMAPHORES),images/semaphores/ensure.sh)
+	@for m in $(sort $(PG_LIST) $(BESIDE)); do $(STAGE) "image $$m" $(ASIDE) images/ensure.sh $$m || exit 1; done
+	@$(if $(SEMAPHORES),$(STAGE) "image semaphores control" $(ASIDE) images/semaphores/ensure.sh)
 
 images: engine
-	@for m in $(MAJORS) $(BESIDE); do images/ensure.sh $$m || exit 1; done
-	@images/semaphores/ensure.sh
+	@for m in $(sort $(MAJORS) $(BESIDE)); do $(STAGE) "image $$m" $(ASIDE) images/ensure.sh $$m || exit 1; done
+	@$(STAGE) "image semaphores control" $(ASIDE) images/semaphores/ensure.sh
 
 # The venv's install and the image build overlap (two jobs; both need only `system`).
 results: system
@@ -82,14 +88,18 @@ matrix: venv images
 	$(PY) -m repro build --scale $(SCALE) --pg $(subst $(space),$(comma),$(strip $(MAJORS))) $(if $(WAIT),--wait) \
 	  $(if $(CHAPTERS),--only $(CHAPTERS)) $(if $(RUNS),--runs $(RUNS))
 
-html: system $(if $(filter cached,$(REPRO)),venv,results) check-po
-	@for lang in ja en; do \
-	  echo "sphinx-build ($$lang)"; \
-	  $(SPHINX) -b html -D language=$$lang docs _build/html/$$lang || exit 1; \
-	done
+stages-start:
+	@$(STAGE) --reset
+
+# The two languages build side by side (one per core), aside of any measuring run.
+html: stages-start system $(if $(filter cached,$(REPRO)),venv,results) check-po
+	@echo "sphinx-build (ja, en)"; pids=""; for lang in ja en; do \
+	  $(STAGE) "sphinx ($$lang)" $(ASIDE) $(SPHINX) -b html -D language=$$lang docs _build/html/$$lang & pids="$$pids $$!"; \
+	done; for pid in $$pids; do wait $$pid || exit 1; done
 	@cp docs/_root/index.html _build/html/index.html
 	@$(MAKE) -s pdf
 	@echo "site: _build/html/index.html"
+	@$(STAGE) --report
 
 # The whole report as one PDF per language (Sphinx's LaTeX builder; upLaTeX for Japanese),
 # published beside the HTML of its language. The two languages build side by side, and
@@ -97,9 +107,9 @@ html: system $(if $(filter cached,$(REPRO)),venv,results) check-po
 pdf: venv system
 	@pids=""; for lang in ja en; do \
 	  echo "PDF ($$lang)"; \
-	  ( $(SPHINX) -b latex -D language=$$lang docs _build/latex/$$lang \
-	    && $(MAKE) -s -C _build/latex/$$lang all-pdf LATEXMKOPTS="-quiet" > _build/latex/$$lang.log 2>&1 \
-	    || { tail -30 _build/latex/$$lang.log; exit 1; } ) & pids="$$pids $$!"; \
+	  $(STAGE) "pdf ($$lang)" $(ASIDE) bash -c '$(SPHINX) -b latex -D language='$$lang' docs _build/latex/'$$lang' \
+	    && $(MAKE) -s -C _build/latex/'$$lang' all-pdf LATEXMKOPTS="-quiet" > _build/latex/'$$lang'.log 2>&1 \
+	    || { tail -30 _build/latex/'$$lang'.log; exit 1; }' & pids="$$pids $$!"; \
 	done; \
 	for pid in $$pids; do wait $$pid || exit 1; done; \
 	for lang in ja en; do \
@@ -107,7 +117,7 @@ pdf: venv system
 	done
 
 site-check: venv system
-	SITE_DIR=_build/html $(PY) -m pytest -q tests/test_site.py
+	SITE_DIR=_build/html $(ASIDE) $(PY) -m pytest -q tests/test_site.py
 
 test: venv image
 	IMAGE_MAJORS="$(PG_LIST)" $(PY) -m pytest

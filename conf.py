@@ -32,7 +32,7 @@ gettext_location = False
 
 nitpicky = True
 numfig = True
-numfig_secnum_depth = 0
+numfig_secnum_depth = 1  # "Table 3.2": numbered per chapter (the toctree numbers chapters)
 
 html_theme = "furo"
 templates_path = ["docs/_templates"]  # relative to this file (the configuration directory)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import signal
 import sys
@@ -185,16 +186,6 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_aside(args: argparse.Namespace) -> int:
-    """Run a command that measures nothing beside the runs that do: it waits for a measuring
-    run, and no run starts while it goes (repro/lab/runlock.py)."""
-    from .lab.runlock import aside
-    command = args.command[1:] if args.command[:1] == ["--"] else args.command
-    if not command:
-        raise ReproError("aside needs a command to run: python -m repro aside -- CMD ...")
-    return aside(command, out=lambda line: print(line, file=sys.stderr, flush=True))
-
-
 def cmd_noise(args: argparse.Namespace) -> int:
     """How noisy each chapter's rounds are, from its stored runs (repro/noise.py)."""
     from . import noise
@@ -239,12 +230,21 @@ def cmd_build(args: argparse.Namespace) -> int:
                     stopped.append(exc)
                     continue
                 kept = f"; kept {results.archive(doc).relative_to(results.ROOT)}" if args.runs else ""
+                _stage(f"run {chapter.name} on {majors.name(major)}{' (cached)' if reused else ''}",
+                       0 if reused else doc["provenance"]["duration_s"])
                 print(f"{chapter.name} on PostgreSQL {majors.name(major)}: "
                       f"{'cached' if reused else 'ran'} ({doc['provenance']['duration_s']:.0f} s){kept}", flush=True)
     if stopped:
         print(f"error: {len(stopped)} run(s) stopped: " + "; ".join(map(str, stopped)), file=sys.stderr)
         return 1
     return 0
+
+
+def _stage(name: str, seconds: float) -> None:
+    """A chapter run's time in the build's stages file (scripts/stage.sh), when there is one."""
+    if path := os.environ.get("REPRO_STAGES"):
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(f"{name}\t{int(seconds)}\t0\n")
 
 
 MACHINE_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")
@@ -366,9 +366,6 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--pg", metavar="MAJOR", help="the major (default: that of this machine's newest result)")
     s.add_argument("--json", action="store_true", help="one object per finding")
     s.set_defaults(fn=cmd_compare)
-    s = sub.add_parser("aside", help="run a command that measures nothing, never beside a measuring run")
-    s.add_argument("command", nargs=argparse.REMAINDER, help="-- CMD ARGS...")
-    s.set_defaults(fn=cmd_aside)
     s = sub.add_parser("noise", help="each chapter's noise: spread, lag-1 correlation, spread between runs")
     s.add_argument("name", nargs="?", help="one chapter (default: all)")
     s.add_argument("--scale", default="default", help=f"one of {', '.join(scales.SCALES)}")

@@ -393,6 +393,18 @@ class Verdict:
                 "reason": self.reason.as_dict() if self.reason else None}
 
 
+@dataclass(frozen=True)
+class Cite:
+    """Where in a source publication (its id in the chapter's original.toml) the original's
+    number is: the table, figure or section as the source numbers it, or NOT_NUMBERED."""
+
+    source: str
+    where: Text
+
+
+NOT_NUMBERED = Text("出典に番号なし", "not numbered in the source")
+
+
 @dataclass
 class Finding:
     """A published finding as named checks over a run's rounds."""
@@ -401,6 +413,7 @@ class Finding:
     claim: Text
     checks: Sequence[Check]
     original: Text | None = None  # what the original publication reported
+    cite: Cite | None = None  # where in the source the original's number is
     expected: bool = True  # `make test` fails when an expected finding is contradicted
     requires: Sequence[Requirement] = ()
     explain: Callable[[Rounds, list[CheckResult]], Text | None] | None = None  # why it missed

@@ -5,7 +5,7 @@
 # the extension's code version differ by construction; everything else must be the same
 # byte for byte.
 # Usage: scripts/same-site.sh REV [AFTER]   (exit 0: no difference; the builds go aside of
-# any measuring run, python -m repro aside)
+# any measuring run: scripts/aside.sh)
 set -euo pipefail
 rev="${1:?usage: scripts/same-site.sh REV [AFTER]}"
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,7 +29,7 @@ build() {  # TREE OUT
 }
 export -f build
 export work py
-"$py" -m repro aside -- bash -c "build '$work/base' '$work/before' & build '$tree' '$work/built' & wait"
+"$root/scripts/aside.sh" bash -c "build '$work/base' '$work/before' & build '$tree' '$work/built' & wait"
 strip() { sed -E 's/"repro\.site\.sphinxext":[0-9]+/"repro.site.sphinxext":0/' "$1"; }
 status=0
 while IFS= read -r file; do

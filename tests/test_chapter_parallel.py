@@ -75,9 +75,14 @@ def _rounds(times: dict[str, list[float]]) -> dict[str, list[dict]]:
 
 
 def test_f1_fails_when_the_serial_run_scans_web_sales_once() -> None:
+    """The serial time extrapolated from one cut run is one value per run: one run cannot
+    decide F1, two that agree can."""
     flip = {"rounds": _rounds({q10(2): [1000.0, 1100, 900]}),
             "first": {q10(0): _first(True, 50, 10_000), q10(2): _first(False, 1, 1000, 5_000)}}
-    assert _judge("F1", flip) == REPRODUCED
+    assert _judge("F1", flip) == INCONCLUSIVE
+    again = {**flip, "first": {**flip["first"], q10(0): _first(True, 52, 10_000)}}
+    env = Environment(13, 2, frozenset(), flip)
+    assert FINDING["F1"].judge_runs([(Rounds(flip), env), (Rounds(again), env)]).status == REPRODUCED
     hashed = {**flip, "rounds": _rounds({q10(0): [900.0, 950, 1000], q10(2): [1000.0, 1100, 900]}),
               "first": {q10(0): _first(False, 1, 900), q10(2): _first(False, 1, 1000, 5_000)}}
     assert _judge("F1", hashed) == CONTRADICTED

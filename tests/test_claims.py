@@ -3,6 +3,7 @@ stands, a change needs a revision entry, and the history counts only later runs.
 from __future__ import annotations
 
 import dataclasses
+import re
 import shutil
 from datetime import datetime, timezone
 from pathlib import Path
@@ -12,7 +13,7 @@ import pytest
 from repro import claims, fingerprint, registry
 from repro.errors import ReproError
 from repro.text import Text
-from repro.verdict import Above, Check, Finding, KINDS, Measure
+from repro.verdict import Above, Check, Cite, Finding, KINDS, Measure
 
 CHAPTERS = sorted(registry.chapters())
 
@@ -58,6 +59,22 @@ def test_every_shown_revision_says_it_in_japanese(name: str) -> None:
             assert r.get("why_ja", "").strip(), f"{fid} {r['date']}: no reason in Japanese (why_ja)"
             if r["new"] is not None:
                 assert r.get("new_ja") is not None, f"{fid} {r['date']}: the change has no Japanese (new_ja)"
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_every_original_number_says_where_in_its_source_it_is(name: str) -> None:
+    """A finding that carries the original's number (`original`) names where it is (`cite`): a
+    source of the chapter's original.toml, and the table, figure or section in both languages
+    (the English without Japanese, which the English pages may not show)."""
+    chapter = registry.get(name)
+    sources = {s["id"] for s in chapter.original["sources"]}
+    for f in chapter.findings:
+        if f.original is None:
+            continue
+        assert isinstance(f.cite, Cite), f"{name} {f.id}: the original's number without a cite"
+        assert f.cite.source in sources, f"{name} {f.id}: source {f.cite.source!r} is not in original.toml {sorted(sources)}"
+        assert f.cite.where.ja.strip() and f.cite.where.en.strip(), f"{name} {f.id}: where, in one language, is empty"
+        assert not re.search(r"[\u3040-\u30ff\u3400-\u9fff]", f.cite.where.en), f"{name} {f.id}: Japanese in the English"
 
 
 @pytest.fixture

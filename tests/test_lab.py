@@ -194,7 +194,8 @@ def test_one_run_per_engine_a_second_refuses_or_waits_and_clean_spares_the_live_
         assert sorted(ours()) == owned, "clean removed containers of a live run"
         waiting, waiting_lines = _start_run("eic", env, "--wait")
         try:
-            _until(waiting_lines, "waiting for the run going on this Docker engine: auto_explain")
+            _until(waiting_lines, "waiting for the run or the work aside going on this Docker engine "
+                                  "(the last run: auto_explain")
             assert not any(f"{pg}, scale" in x for x in waiting_lines)
             first.send_signal(signal.SIGINT)
             assert first.wait(timeout=60) == 130
@@ -206,6 +207,28 @@ def test_one_run_per_engine_a_second_refuses_or_waits_and_clean_spares_the_live_
         if first.poll() is None:
             first.send_signal(signal.SIGINT)
             first.wait(timeout=60)
+
+
+def test_work_aside_waits_for_a_measuring_run_and_holds_runs_off() -> None:
+    """scripts/aside.sh (site and image builds, checks) holds the run lock shared: it starts
+    only once a measuring run has ended, and a run started meanwhile refuses (or waits)."""
+    from repro.lab.runlock import engine_lock
+    aside = str(ROOT / "scripts" / "aside.sh")
+    with engine_lock("a test's run"):
+        work = subprocess.Popen([aside, "true"])
+        time.sleep(2)
+        assert work.poll() is None, "work aside started while a run measured"
+    assert work.wait(timeout=30) == 0
+    work = subprocess.Popen([aside, "sleep", "3"])
+    try:
+        time.sleep(0.5)
+        with pytest.raises(ReproError, match="a run or work aside of runs is going"):
+            with engine_lock("a test's run"):
+                pass
+    finally:
+        work.wait(timeout=30)
+    with engine_lock("a test's run"):  # free once the work is done
+        pass
 
 
 def test_signals_while_containers_are_being_created_leave_nothing(tmp_path: Path) -> None:

@@ -28,12 +28,12 @@ from conftest import chapter_result
 from repro import registry
 from repro.chapter import Run
 from repro.site import store
-from repro.site.report import BUCKETS, ORDER, bucket
+from repro.site.report import BUCKETS, KIND_SHORT, ORDER, bucket
 from repro.site.roles import run_numbers
-from repro.verdict import KIND
 
 ROOT = Path(__file__).resolve().parent.parent
 SHOTS = ROOT / "_build" / "screenshots"
+SCREENS = ROOT / "_build" / "screens"  # the entry pages at both widths, kept as CI artifacts
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -101,6 +101,7 @@ def _broken_images(page: Page) -> list[str]:
 @pytest.fixture(autouse=True)
 def _order(base_url, browser) -> None:  # build and serve once before any browser test
     SHOTS.mkdir(parents=True, exist_ok=True)
+    SCREENS.mkdir(parents=True, exist_ok=True)
 
 
 def _page_verdicts(name: str) -> list:
@@ -142,19 +143,25 @@ def test_front_page_and_ledger(base_url, browser, lang: str) -> None:
     counted: dict[tuple[str, str], int] = {}  # the summary on this major counts the same verdicts
     for name, chapter in registry.chapters().items():
         for v in _page_verdicts(name):
-            key = (KIND[v.finding.kind](lang), bucket(v))
+            key = (KIND_SHORT[v.finding.kind](lang), bucket(v))
             counted[key] = counted.get(key, 0) + 1
-    table = page.locator("table.repro-summary").first
-    heads = table.evaluate("t => Array.from(t.tHead.rows[0].cells).map(th => th.innerText.trim())")
-    columns = {BUCKETS[s](lang): s for s in ORDER}
-    summary = table.evaluate(
-        "t => Array.from(t.tBodies[0].rows).map(tr => Array.from(tr.cells).map(td => td.innerText.trim()))")
-    assert len(summary) == len(KIND)
-    for kind, *numbers, total in summary:
-        found = dict(zip((columns[h.replace("\n", " ")] for h in heads[1:-1]), map(int, numbers)))
+    kinds, rows = _summary(page.locator("table.repro-summary").first)
+    statuses = {BUCKETS[s](lang): s for s in ORDER}
+    for kind, column in kinds.items():
+        found = {statuses[status]: n for status, n in column.items() if status in statuses}
         assert {s: found.get(s, 0) for s in ORDER} == {s: counted.get((kind, s), 0) for s in ORDER}, kind
-        assert int(total) == sum(found.values())
+        assert column[rows[-1]] == sum(found.values())
     page.close()
+
+
+def _summary(table) -> tuple[dict[str, dict[str, int]], list[str]]:
+    """A table of counts (a row per verdict, a column per kind) as {kind: {verdict: n}}, and
+    its rows' names (the last one: the total)."""
+    heads = table.evaluate("t => Array.from(t.tHead.rows[0].cells).map(th => th.innerText.trim())")
+    body = table.evaluate("t => Array.from(t.tBodies[0].rows).map(tr => Array.from(tr.cells).map(td => td.innerText.trim()))")
+    names = [row[0].replace("\n", " ") for row in body]
+    return {h.replace("\n", " "): {name: int(row[i]) for name, row in zip(names, body)}
+            for i, h in enumerate(heads) if i}, names
 
 
 def _charts_on_page(name: str) -> int:
@@ -231,7 +238,8 @@ def test_inline_numbers_are_the_results(site: Path, name: str) -> None:
         assert found == sorted(numbers[k].format(lang) for k in keys), lang
 
 
-OTHER_STATISTIC = ("この実行", "this run", "最新の実行", "newest run", "中央値", "median", "原典", "original")
+OTHER_STATISTIC = ("この実行", "this run", "最新の実行", "newest run", "中央値", "median", "原典", "original",
+                   "閾値", "しきい値", "threshold")
 FINDING_ID = re.compile(r"\bF(\d+)\b")
 
 
@@ -348,11 +356,21 @@ def test_narrow_screens_scroll_tables_and_show_the_language_link(base_url, brows
 PAGES = ["index", "matrix", "sources"] + [f"chapters/{n}" for n in sorted(registry.chapters())]
 WIDER_THAN_ITS_BOX = """tables => tables.filter(t => {
     const box = t.closest('.table-wrapper') || t.parentElement;
-    if (t.classList.contains('repro-matrix'))  // ten majors: they scroll beside a sticky finding column
+    if (t.classList.contains('repro-matrix') && window.innerWidth < 1280)  // narrower: they scroll
         return !(['auto', 'scroll'].includes(getComputedStyle(box).overflowX)
                  && getComputedStyle(t.rows[0].cells[0]).position === 'sticky');
     return t.getBoundingClientRect().width > box.clientWidth + 1;
 }).map(t => `${t.className}: ${(t.querySelector('th') || t).innerText.slice(0, 40)}`)"""
+MATRIX_CELLS = """tables => tables.map(t => {
+    const rows = Array.from(t.tBodies[0].rows);
+    const where = rows[rows.length - 1];  // the last row: each column's newest run (date, commit)
+    return rows.slice(0, -1).map(tr => Array.from(tr.cells).slice(1).map((td, i) => {
+        const symbol = td.querySelector('.repro-symbol');
+        return {symbol: symbol ? symbol.getAttribute('aria-label') : null,
+                text: td.querySelector('summary') ? td.querySelector('summary').innerText : td.innerText,
+                commit: where.cells[i + 1].innerText.trim().split(/\\s+/).pop()};
+    }));
+})"""
 
 
 @pytest.mark.parametrize("lang", ["ja", "en"])
@@ -388,6 +406,74 @@ def _contrast(foreground: str, background: str) -> float:
         return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
     high, low = sorted((luminance(foreground), luminance(background)), reverse=True)
     return (high + 0.05) / (low + 0.05)
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+@pytest.mark.parametrize("width, height", [(1280, 800), (390, 844)])
+def test_the_first_screen_answers_and_the_counts_agree(base_url, browser, lang: str, width: int, height: int) -> None:
+    """The front page's first screen shows what holds, claim by claim (after the title and at
+    most two sentences); "changed" means the same in the answer, the table of counts and the
+    list under it; the counts' table fits the screen."""
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.goto(f"{base_url}/{lang}/index.html", wait_until="networkidle")
+    page.screenshot(path=str(SCREENS / f"index-{lang}-{width}.png"))
+    first = page.locator(".repro-answer").first
+    assert first.bounding_box()["y"] < height * 0.8, "the answer is not on the first screen"
+    before = page.evaluate("""() => { const a = document.querySelector('.repro-answer');
+        return Array.from(document.querySelectorAll('article p')).filter(p =>
+            p.compareDocumentPosition(a) & Node.DOCUMENT_POSITION_FOLLOWING).map(p => p.innerText); }""")
+    assert len(" ".join(before).replace("。", ". ").split(". ")) <= 3, before  # two sentences at most
+    names = {"reproduced", "contradicted", "changed", "inconclusive", "not-applicable"}
+    groups = {next(c for c in box.get_attribute("class").split() if c in names): box.locator("li").count()
+              for box in page.locator(".repro-answer").all()}
+    kinds, _ = _summary(page.locator("table.repro-summary").first)
+    originals = kinds[KIND_SHORT["original"](lang)]
+    for status in ("reproduced", "contradicted", "changed", "inconclusive"):
+        assert groups.get(status, 0) == originals.get(BUCKETS[status](lang), 0), (status, groups, originals)
+    changed_total = sum(column.get(BUCKETS["changed"](lang), 0) for column in kinds.values())
+    listed = page.locator("ul.repro-changed-list").first.locator("li").all_inner_texts()
+    assert len([x for x in listed if x.strip() not in ("(ありません)", "(none)")]) == changed_total
+    if width < 1280:  # the counts' tables and their captions fit a phone's width
+        assert page.eval_on_selector_all("table.repro-summary", WIDER_THAN_ITS_BOX) == []
+    page.close()
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+def test_the_matrix_reads_at_a_glance(base_url, browser, lang: str) -> None:
+    """At 1280 px all ten majors fit without sideways scrolling; every verdict is a symbol with
+    an accessible name; a column whose newest run is from another commit than the site's code
+    marks every cell of it ("*", or "(!)" for another experiment or scale)."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(f"{base_url}/{lang}/matrix.html", wait_until="networkidle")
+    page.screenshot(path=str(SCREENS / f"matrix-{lang}-1280.png"))
+    boxes = page.eval_on_selector_all("div.table-wrapper.repro-matrix", "ws => ws.map(w => w.scrollWidth - w.clientWidth)")
+    assert boxes and max(boxes) <= 1, f"a matrix scrolls sideways at 1280 px: {boxes}"
+    here = store.this_commit()
+    problems = []
+    for table in page.eval_on_selector_all("table.repro-matrix", MATRIX_CELLS):
+        for row in table:
+            for cell in row:
+                if cell["symbol"] is None:
+                    continue  # no result, or the chapter could not run there (its reason)
+                if not cell["symbol"].strip():
+                    problems.append(f"a symbol without a name: {cell}")
+                if here and not here.startswith(cell["commit"]) and not ("*" in cell["text"] or "(!)" in cell["text"]):
+                    problems.append(f"unmarked cell from commit {cell['commit']}: {cell['text']!r}")
+    narrow = browser.new_page(viewport={"width": 390, "height": 844}, color_scheme="dark")
+    narrow.goto(f"{base_url}/{lang}/matrix.html", wait_until="networkidle")
+    narrow.screenshot(path=str(SCREENS / f"matrix-{lang}-390.png"))
+    narrow.close()
+    page.close()
+    assert not problems, "\n".join(problems[:10])
+
+
+def test_no_page_has_an_id_twice(site: Path) -> None:
+    found = {}
+    for page in sorted(site.rglob("*.html")):
+        ids = re.findall(r'\sid="([^"]+)"', page.read_text(encoding="utf-8"))
+        if twice := sorted({i for i in ids if ids.count(i) > 1}):
+            found[page.relative_to(site).as_posix()] = twice[:5]
+    assert not found, found
 
 
 SEARCHES = {"ja": ["pg_wait_sampling", "log_timing", "synchronous_commit", "同期スタンバイ"],

@@ -4,8 +4,8 @@ a line that names the first (or waits for it). `repro clean` takes the same lock
 removes the containers of a run that is still going.
 
 Work that measures nothing but takes CPUs (a site build, an image build, a browser test)
-holds the same lock shared (`aside`): it waits while a run measures, and a run waits (or,
-without --wait, refuses) while such work goes on. Any number of them may run side by side.
+holds the same lock shared (scripts/aside.sh, flock(1)): it waits while a run measures, and
+a run waits (or, without --wait, refuses) while such work goes on.
 
 The lock is a file locked with flock(2) in the runtime directory of this host, named after
 the engine's id; the kernel releases it when its holder ends, however it ends (SIGKILL too).
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import fcntl
 import os
-import subprocess
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -36,54 +35,21 @@ def engine_lock(what: str, wait: bool = False, out: Callable[[str], None] = prin
                 refusal: str = "a second run beside it would spoil both measurements: wait "
                                "for it (--wait) or stop it first") -> Iterator[None]:
     """Hold the engine's run lock for `what` (e.g. "auto_explain on PostgreSQL 17"). Without
-    `wait`, a lock held by another run is one clear error naming that run, then `refusal`."""
-    path = lock_path()
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    `wait`, a lock held by another run, or shared by work aside, is one clear error naming
+    the last run that held it (work aside writes no name), then `refusal`."""
+    fd = os.open(lock_path(), os.O_RDWR | os.O_CREAT, 0o644)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             holder = os.pread(fd, 512, 0).decode(errors="replace").strip() or "another run"
             if not wait:
-                raise ReproError(f"a run or a build is going on this Docker engine ({holder}); {refusal}"
-                                 ) from None
-            out(f"waiting for the run or build going on this Docker engine: {holder}")
+                raise ReproError(f"a run or work aside of runs is going on this Docker engine (the last run: "
+                                 f"{holder}); {refusal}") from None
+            out(f"waiting for the run or the work aside going on this Docker engine (the last run: {holder})")
             fcntl.flock(fd, fcntl.LOCK_EX)
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{what}, pid {os.getpid()}, since {datetime.now():%H:%M:%S}".encode(), 0)
         yield
     finally:
         os.close(fd)  # releases the lock
-
-
-def aside(command: list[str], out: Callable[[str], None] = print) -> int:
-    """Run `command` holding the engine's lock shared: after any run that measures, and with no
-    run starting until it ends; its exit status. With no engine reachable nothing here can
-    measure: it just runs."""
-    try:
-        path = lock_path()
-    except ReproError:
-        path = None
-    if path is None:
-        return _run(command)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(fd, 512, 0).decode(errors="replace").strip() or "a run"
-            out(f"waiting for the run measuring on this Docker engine: {holder}")
-            fcntl.flock(fd, fcntl.LOCK_SH)
-        os.ftruncate(fd, 0)  # what a run refused meanwhile names
-        os.pwrite(fd, f"{os.path.basename(command[0])} (a build), pid {os.getpid()}, "
-                      f"since {datetime.now():%H:%M:%S}".encode(), 0)
-        return _run(command)
-    finally:
-        os.close(fd)
-
-
-def _run(command: list[str]) -> int:
-    try:
-        return subprocess.run(command).returncode
-    except OSError as exc:
-        raise ReproError(f"cannot run {command[0]}: {exc.strerror}") from None

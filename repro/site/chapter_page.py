@@ -8,9 +8,9 @@ from docutils import nodes
 
 from ..chapter import Run, Table
 from ..text import Number, Text
-from ..verdict import KIND, Verdict
+from ..verdict import KIND, Finding, Verdict
 from . import store
-from .nodes import (ChapterDirective, badge, details, details_summary, para, source_text, table_node,
+from .nodes import (ChapterDirective, badge, details, details_summary, doc_link, para, source_text, table_node,
                     timestamp, verdict_badge)
 from .revisions import revised_after_note, revisions_block
 from .words import WORDS
@@ -53,6 +53,18 @@ def _checks_cell(v: Verdict, lang: str) -> nodes.Node:
             cell += para(c.to_decide()(lang), ["repro-reason", "repro-to-decide"])
     if v.reason:
         cell += para(v.reason(lang), ["repro-reason"])
+    return cell
+
+
+def _original_cell(f: Finding, lang: str) -> nodes.Node:
+    """The original's number, and where in which source it is (linked to the list of sources)."""
+    cell = nodes.container()
+    cell += nodes.paragraph(text=f.original(lang) if f.original else "—")
+    if f.cite is not None:
+        where = nodes.paragraph(classes=["repro-reason"])
+        where += doc_link(f.cite.source, "sources")
+        where += nodes.Text(("、" if lang == "ja" else ", ") + f.cite.where(lang))
+        cell += where
     return cell
 
 
@@ -107,7 +119,8 @@ class FindingsDirective(ChapterDirective):
             verdict += badge_line
             if shown.pool is None:
                 verdict += revised_after_note(shown.run, f.id, lang)
-            rows.append([ident, claim, f.original, _checks_cell(v, lang), verdict, _pooled_cell(shown, v, lang)])
+            rows.append([ident, claim, _original_cell(f, lang), _checks_cell(v, lang), verdict,
+                         _pooled_cell(shown, v, lang)])
         table = Table(Text("知見と判定", "Findings and verdicts"),
                       [WORDS[k] for k in ("finding", "claim", "original", "measured", "status", "pooled")],
                       rows, Text.join([WORDS["interval"], WORDS["pooled_note"]], "", " "))

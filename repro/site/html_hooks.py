@@ -1,5 +1,6 @@
 """Build hooks of the HTML output: PlantUML's error images fail the build, each page gets a
-description (og:description), and the language's sitemap is written."""
+description (og:description), a table keeps its id to itself, and the language's sitemap is
+written."""
 from __future__ import annotations
 
 import html
@@ -10,6 +11,7 @@ from typing import Any
 from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
+from sphinx.transforms.post_transforms import SphinxPostTransform
 
 from .. import results
 
@@ -49,6 +51,19 @@ def describe_page(app: Sphinx, pagename: str, templatename: str, context: dict[s
             space = text.rfind(" ", 150, 199)
             text = text[:space if space > 0 else 199] + "…"
         context["repro_description"] = text
+
+
+class OneIdPerElement(SphinxPostTransform):
+    """The theme wraps every table (and displayed formula) in a container that copies all of its
+    attributes, ids too: a page would carry each table's id twice. The table keeps them."""
+
+    formats = ("html",)
+    default_priority = 600  # after furo's wrapping (500)
+
+    def run(self, **kwargs: Any) -> None:
+        for node in self.document.findall(nodes.container):
+            if {"table-wrapper", "math-wrapper"} & set(node["classes"]) and node.children:
+                node["ids"] = []
 
 
 def write_sitemap(app: Sphinx, error: Exception | None) -> None:

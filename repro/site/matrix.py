@@ -2,14 +2,18 @@
 between majors, as ranges of majors."""
 from __future__ import annotations
 
+import html
+
 from docutils import nodes
+from sphinx.util.texescape import escape as tex_escape
 
 from .. import majors, pooling, registry
 from ..chapter import Table
 from ..text import Text
-from ..verdict import CHANGED, KIND, Finding, Verdict
+from ..verdict import CHANGED, CONTRADICTED, INCONCLUSIVE, KIND, NOT_APPLICABLE, REPRODUCED, Finding, Verdict
 from . import store
-from .nodes import ChapterDirective, Directive, para, source_text, table_node, verdict_badge
+from .nodes import (ChapterDirective, Directive, details, details_summary, para, source_text, table_node,
+                    verdict_badge)
 from .revisions import revised_after_note
 from .words import WORDS
 
@@ -21,23 +25,61 @@ class MajorsDirective(ChapterDirective):
         name = self.arguments[0]
         self.depend_on(name)
         shown = store.majors(name, self.scale)
-        return [_majors_table(name, shown, self.lang), _differences(name, shown, self.lang)]
+        return [_majors_table(name, shown, self.lang), para(LEGEND(self.lang), ["repro-table-note"]),
+                _differences(name, shown, self.lang)]
+
+
+SYMBOL = {REPRODUCED: "✓", CONTRADICTED: "✗", CHANGED: "⇄", INCONCLUSIVE: "?", NOT_APPLICABLE: "–"}
+OTHER_COMMIT, STALE = "*", "(!)"  # the legend (matrix.md, chapter pages) explains both
+LEGEND = Text("✓ 再現した、✗ 再現しなかった、⇄ 後のメジャーで変化、? 判定できず、– 対象外。値の前の番号は判定条件の番号です。"
+              "* はこのビルドと別のコミットで測った実行を含むセル、(!) は実験の別の版か別のスケールの実行だけのセルです。"
+              "セルを開くと、判定、判定条件、95% 信頼区間、プールした実行の数が出ます。",
+              "✓ reproduced, ✗ contradicted, ⇄ changed in a later major, ? inconclusive, – not applicable. A number "
+              "before a value is the check's. * marks a cell resting on runs made at another commit than this "
+              "build's, (!) one with only a run of another version of the experiment or another scale. Open a "
+              "cell for the verdict, the check, the 95 % interval and the runs pooled.")
+
+
+def marks(shown: store.Shown) -> str:
+    """"*" on a cell resting on a run made at another commit than this build's code; "(!)"
+    on one whose run is of another experiment or scale (shown alone)."""
+    runs = shown.pool.runs if shown.pool is not None else [shown.run]
+    here = store.this_commit()
+    other = any((r.doc["provenance"].get("git") or {}).get("commit") != here for r in runs)
+    return STALE if shown.why is not None else OTHER_COMMIT if other else ""
 
 
 def _matrix_cell(shown: store.Shown, fid: str, lang: str) -> nodes.Node:
+    """A compact cell: the verdict as a symbol (its name for screen readers and on hover),
+    the deciding value with its unit (and the check's number, where a finding has several),
+    the marks; opening it shows the verdict, the value's interval and the runs it pools."""
     if shown.run is None:
         return nodes.paragraph(text=WORDS["no_result"](lang))
     if "unavailable" in shown.run.doc:
         return para(Text(**shown.run.doc["unavailable"])(lang), ["repro-reason"])
     v = next(v for v in shown.verdicts if v.finding.id == fid)
-    cell = nodes.container()
-    p = nodes.paragraph()
-    p += verdict_badge(v, lang, stale=shown.why is not None)
-    cell += p
-    key = v.deciding.number().format(lang) if v.checks else ""
-    if key:
-        cell += para(key, ["repro-key-value"])
-    if v.runs > 1:
+    badge_text = v.badge()(lang)
+    c = v.deciding
+    number = c.number() if c is not None else None
+    which = f"{list(v.checks).index(c) + 1}: " if c is not None and len(v.checks) > 1 else ""
+    cell = details(classes=["repro-cell"])
+    line = details_summary()
+    status = v.status.replace(" ", "-")
+    line += nodes.raw("", f'<span class="repro-symbol repro-status {status}" role="img" '
+                          f'aria-label="{html.escape(badge_text, quote=True)}" '
+                          f'title="{html.escape(badge_text, quote=True)}">{SYMBOL[v.status]}</span>', format="html")
+    line += nodes.raw("", tex_escape(badge_text), format="latex")  # the PDF: the verdict's name
+    if mark := marks(shown):
+        line += nodes.inline(text=f" {mark}", classes=["repro-mark"])
+    if number is not None:
+        line += nodes.inline(text=f" {which}{number.format(lang, interval=False)}", classes=["repro-key-value"])
+    cell += line
+    head = nodes.paragraph()
+    head += verdict_badge(v, lang)
+    cell += head
+    if c is not None:
+        cell += para(f"{which}{c.check.measure.label(lang)}: {c.number().format(lang)}", ["repro-reason"])
+    if v.runs:
         cell += para(WORDS["pooled_cell"](lang).format(k=v.runs, r=v.rounds), ["repro-reason"])
     if shown.pool is None:
         cell += revised_after_note(shown.run, fid, lang)
@@ -54,23 +96,30 @@ def _finding_cell(f: Finding, lang: str) -> nodes.Node:
 
 
 def _measured_where(shown: store.Shown, lang: str) -> nodes.Node:
-    """A matrix column's own source: this build's run, or a stored one (date, machine,
-    commit, uncommitted changes)."""
+    """A matrix column's own source, compact (its newest run's date and commit), opening to the
+    whole of it: this build's run or a stored one (date, machine, commit, uncommitted
+    changes), and the runs pooled with it."""
     if shown.run is None:
         return nodes.paragraph(text="—")
-    return para(source_text(shown)(lang), ["repro-reason"])
+    prov = shown.run.doc["provenance"]
+    commit = ((prov.get("git") or {}).get("commit") or "")[:7]
+    cell = details(classes=["repro-cell", "repro-where"])
+    line = details_summary()
+    line += nodes.inline(text=f"{prov['started'][5:10]}\n{commit}".strip())  # one per line (CSS)
+    cell += line
+    cell += para(source_text(shown)(lang), ["repro-reason"])
+    return cell
 
 
 def _majors_table(name: str, shown: dict[float, store.Shown], lang: str) -> nodes.Node:
     chapter = registry.get(name)
-    columns = [WORDS["finding"], *(Text(f"PostgreSQL {majors.name(m)}", f"PostgreSQL {majors.name(m)}")
-                                   for m in shown)]
+    columns = [WORDS["finding"], *(Text(majors.name(m), majors.name(m)) for m in shown)]
     rows = [[_finding_cell(f, lang), *(_matrix_cell(s, f.id, lang) for s in shown.values())]
             for f in chapter.findings]
     if shown:
         rows.append([WORDS["measured_where"], *(_measured_where(s, lang) for s in shown.values())])
-    caption = Text(f"{chapter.title.ja}: メジャーバージョンごとの判定",
-                   f"{chapter.title.en}: verdicts per major")
+    caption = Text(f"{chapter.title.ja}: PostgreSQL のメジャーバージョンごとの判定",
+                   f"{chapter.title.en}: verdicts per PostgreSQL major")
     node = table_node(Table(caption, columns, rows or [[WORDS["no_result"]]]), lang)[0]
     node["classes"].append("repro-matrix")
     return node

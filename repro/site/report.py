@@ -9,8 +9,10 @@ from docutils import nodes
 from .. import majors, pooling, registry
 from ..chapter import Table
 from ..text import Number, Text
-from ..verdict import CHANGED, CONTRADICTED, INCONCLUSIVE, KIND, KINDS, NOT_APPLICABLE, REPRODUCED, Verdict
+from ..verdict import (CHANGED, CONTRADICTED, INCONCLUSIVE, KINDS, MECHANISM, NOT_APPLICABLE, ORIGINAL, REPORT,
+                       REPRODUCED, SANITY, Verdict)
 from . import store
+from .answer import CHANGES_IN, later_change
 from .nodes import Directive, details, details_summary, doc_link, para, table_node, verdict_badge
 from .provenance import PROVENANCE, provenance_values
 from .words import STATUS, WORDS
@@ -44,7 +46,10 @@ class LedgerDirective(Directive):
             for v in shown.verdicts:
                 cell = nodes.paragraph()
                 cell += verdict_badge(v, lang, stale=mark)
-                rows.append([v.finding.id, v.finding.claim, cell])
+                claim = nodes.paragraph(text=v.finding.claim(lang))
+                if not v.finding.expected:
+                    claim += nodes.Text(" " + WORDS["not_expected"](lang))
+                rows.append([v.finding.id, claim, cell])
                 counts[bucket(v)] = counts.get(bucket(v), 0) + 1
             line += nodes.Text(" — " + WORDS["ledger_counts"](lang).format(n=len(rows)))
             for i, status in enumerate(s for s in ORDER if counts.get(s)):
@@ -78,6 +83,11 @@ BUCKETS = {**STATUS, OTHER_MAJORS: Text("他のメジャーが対象", "applies 
            "missing": WORDS["no_result"]}
 
 
+# the kinds as the counts' columns name them (short: four columns fit a phone)
+KIND_SHORT = {ORIGINAL: Text("原典の主張", "original"), MECHANISM: Text("仕組み", "mechanism"),
+              REPORT: Text("本報告の主張", "report"), SANITY: Text("健全性", "sanity")}
+
+
 def bucket(v: Verdict) -> str:
     """The summary's column of a verdict: its status, but a finding scoped to other majors
     is not something this machine lacks."""
@@ -102,7 +112,8 @@ class SummaryDirective(Directive):
         lang = self.lang
         here: dict[str, dict[str, int]] = {k: dict.fromkeys(ORDER, 0) for k in KINDS}
         over: dict[str, dict[str, int]] = {k: dict.fromkeys(ORDER, 0) for k in KINDS}
-        changed: list[Text] = []
+        changed: list[Text] = []  # changed on the site's major
+        later: list[Text] = []  # holding here, changed on a later major
         stored = False
         for name, chapter in registry.chapters().items():
             self.depend_on(name)
@@ -114,34 +125,40 @@ class SummaryDirective(Directive):
             for f in chapter.findings:
                 here[f.kind][bucket(now[f.id]) if f.id in now else "missing"] += 1
                 over[f.kind][across({m: vs[f.id] for m, vs in by_major.items()}) if by_major else "missing"] += 1
-                first = next((m for m, vs in sorted(by_major.items()) if vs[f.id].status == CHANGED), None)
-                if first is not None:
-                    v = by_major[first][f.id]
-                    link = f"{chapter.title(lang)} {f.id}"
-                    changed.append(Text(f"{link}: {f.claim.ja} — {v.reason.ja}",
-                                        f"{link}: {f.claim.en} — {v.reason.en}"))
+                link = f"{chapter.title(lang)} {f.id}"
+                if f.id in now and now[f.id].status == CHANGED:
+                    changed.append(Text(f"{link}: {f.claim.ja} — {now[f.id].reason.ja}",
+                                        f"{link}: {f.claim.en} — {now[f.id].reason.en}"))
+                elif (major := later_change(name, f.id, self.site_major, self.scale)) is not None:
+                    badge = now[f.id].badge() if f.id in now else WORDS["no_result"]
+                    later.append(Text(f"{link}: {f.claim.ja} — {majors.name(self.site_major)} では「{badge.ja}」、"
+                                      f"{CHANGES_IN.ja.format(major=majors.name(major))}",
+                                      f"{link}: {f.claim.en} — {badge.en} on {majors.name(self.site_major)}; "
+                                      f"{CHANGES_IN.en.format(major=majors.name(major))}"))
         out: list[nodes.Node] = []
         shown = [s for s in ORDER if any(counts[k][s] for counts in (here, over) for k in KINDS)
                  or s in (REPRODUCED, CONTRADICTED, CHANGED, INCONCLUSIVE)]  # a column of zeros says nothing
         tables = ((here, WORDS["summary_here"].format(major=majors.name(self.site_major))),
                   (over, WORDS["summary_over"]))
         for i, (counts, caption) in enumerate(tables):
-            rows: list[list[Any]] = [[KIND[k], *(Number(counts[k][s], "", 0) for s in shown),
-                                      Number(sum(counts[k].values()), "", 0)] for k in KINDS]
+            # a row per verdict, a column per kind of finding: narrow enough for a phone
+            rows: list[list[Any]] = [[BUCKETS[s], *(Number(counts[k][s], "", 0) for k in KINDS)] for s in shown]
+            rows.append([WORDS["total"], *(Number(sum(counts[k].values()), "", 0) for k in KINDS)])
             last = i == len(tables) - 1  # the note explains both tables: once, after the last
-            table = Table(caption, [WORDS["kind"], *(BUCKETS[s] for s in shown),
-                                    WORDS["total"]], rows,
+            table = Table(caption, [WORDS["status"], *(KIND_SHORT[k] for k in KINDS)], rows,
                           WORDS["summary_note"] if last else None)
             built = table_node(table, lang)
             built[0]["classes"].append("repro-summary")
             out += built
-        out.append(nodes.rubric(text=WORDS["changed_list"](lang)))
-        items = nodes.bullet_list()
-        for text in changed or [WORDS["none_changed"]]:
-            item = nodes.list_item()
-            item += nodes.paragraph(text=text(lang))
-            items += item
-        out.append(items)
+        for heading, texts in ((WORDS["changed_list"].format(major=majors.name(self.site_major)), changed),
+                               (WORDS["later_list"].format(major=majors.name(self.site_major)), later)):
+            out.append(nodes.rubric(text=heading(lang)))
+            items = nodes.bullet_list(classes=["repro-changed-list"])
+            for text in texts or [WORDS["none_changed"]]:
+                item = nodes.list_item()
+                item += nodes.paragraph(text=text(lang))
+                items += item
+            out.append(items)
         if stored:
             out.append(para(WORDS["summary_stored"](lang), ["repro-source"]))
         return out

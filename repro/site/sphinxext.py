@@ -6,7 +6,7 @@ its own (ARCHITECTURE.md draws them):
   repro-chart; matrix: repro-majors, repro-matrix; provenance: repro-provenance;
   downloads: repro-download (MyST: ```{repro-findings} auto_explain```);
 - report: the report's own pages (repro-ledger, repro-summary, repro-environment,
-  repro-sources); roles: {repro-num}`chapter:key`, {repro-source}`004`,
+  repro-sources); answer: the front page's first screen (repro-answer); roles: {repro-num}`chapter:key`, {repro-source}`004`,
   {repro-repository}`text`;
 - nodes: the building blocks and base directives; revisions: the claims' register as
   pages show it; html_hooks and search: what the HTML build adds.
@@ -25,9 +25,10 @@ from typing import Any
 from sphinx.application import Sphinx
 
 from .. import majors, results
+from .answer import AnswerDirective
 from .chapter_page import FindingsDirective, RoundsDirective, StatusDirective
-from .downloads import DownloadDirective
-from .html_hooks import check_diagrams, describe_page, write_sitemap
+from .downloads import DownloadDirective, EverythingDirective
+from .html_hooks import OneIdPerElement, check_diagrams, describe_page, write_sitemap
 from .matrix import MajorsDirective, MatrixDirective
 from .nodes import (depart_details_html, depart_plain, depart_summary_html, depart_summary_latex, details,
                     details_summary, visit_details_html, visit_plain, visit_summary_html,
@@ -59,7 +60,8 @@ def setup(app: Sphinx) -> dict[str, Any]:
             ("repro-provenance", ProvenanceDirective), ("repro-download", DownloadDirective),
             ("repro-ledger", LedgerDirective), ("repro-matrix", MatrixDirective),
             ("repro-environment", EnvironmentDirective), ("repro-sources", SourcesDirective),
-            ("repro-summary", SummaryDirective)):
+            ("repro-summary", SummaryDirective), ("repro-answer", AnswerDirective),
+            ("repro-downloads", EverythingDirective)):
         app.add_directive(name, directive)
     app.add_node(details, html=(visit_details_html, depart_details_html),
                  latex=(visit_plain, depart_plain), text=(visit_plain, depart_plain))
@@ -73,5 +75,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("build-finished", check_diagrams)
     app.connect("build-finished", write_sitemap)
     app.connect("html-page-context", describe_page)
+    app.add_post_transform(OneIdPerElement)
     return {"version": "2", "env_version": code_version(), "parallel_read_safe": True,
             "parallel_write_safe": True}

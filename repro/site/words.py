@@ -63,8 +63,11 @@ WORDS = {
                          "change, and \"inconclusive\" if no major decides it. The version matrix gives each finding's "
                          "ranges of majors. \"Applies to other majors\" marks a finding about a range of majors "
                          "(18's read stream, say), not something the machine that ran it lacks."),
-    "changed_list": Text("原典の公開後のメジャーバージョンで変わった知見", "Findings that a later major changed"),
-    "none_changed": Text("(結果のあるメジャーバージョンには、まだありません)", "(none yet on the majors with a result)"),
+    "changed_list": Text("PostgreSQL {major} で原典から変わった知見 (上の表の「後のメジャーで変化」)",
+                         "Findings whose behaviour on PostgreSQL {major} differs from the original's (\"changed\" in the table above)"),
+    "later_list": Text("PostgreSQL {major} より後のメジャーで変わる知見 ({major} での判定は上の表のとおり)",
+                       "Findings that change in a major after PostgreSQL {major} (counted above by their verdict on {major})"),
+    "none_changed": Text("(ありません)", "(none)"),
     "summary_stored": Text("注意: この集計の一部は、このビルドではなく保存された実行の結果です (各章のページに出所があります)。",
                            "Note: part of these counts comes from stored runs, not from this build (each chapter "
                            "page names its sources)."),
@@ -91,14 +94,19 @@ WORDS = {
     "ledger_counts": Text("知見 {n} 件:", "{n} findings:"),
     "download": Text("この章の結果ファイル (JSON、すべてのメジャーバージョンと保存された実行):",
                      "This chapter's result files (JSON, every major and every stored run):"),
+    "matrix_csv": Text("すべての章・メジャーバージョンの判定 (CSV、repro matrix --json と同じ項目)",
+                       "Every chapter's verdicts on every major (CSV, the fields of repro matrix --json)"),
+    "matrix_json": Text("同じもの (JSON)", "The same as JSON"),
+    "results_zip": Text("すべての結果ファイル {n} 件 (ZIP)", "Every result file, {n} of them (ZIP)"),
     "download_csv": Text("すべての結果の判定と測定値 (CSV)", "The verdicts and values of every result (CSV)"),
     "interval": Text("[ ] 内は 95% 信頼区間です。各実行のラウンドの値の平均をプールした推定値に対する t 分布による区間で、"
                      "比と変化は対数で求めます。数えた値 (走査の数、システムコール、計画の形) は正確に判定するので区間がありません"
-                     "(実行によって値が違えば、その範囲を示し、判定できずとします)。",
+                     "(実行によって値が違えば、その範囲を示し、判定できずとします)。「pt」(ポイント) は 2 つのパーセントの差です。",
                      "Brackets give the 95 % confidence interval: Student's t over the pooled means of the runs' "
                      "rounds (on the log scale for ratios and changes). Counted values (scans, system calls, "
                      "plan shapes) are judged exactly and have none (where runs give different values, the "
-                     "range is shown and the check is inconclusive)."),
+                     "range is shown and the check is inconclusive). \"pt\" (points) is a difference of two "
+                     "percentages."),
     "unavailable": Text("実行できない", "cannot run"),
     "no_repository": Text("このビルドには公開されたリポジトリのアドレスが記録されていません。"
                           "サイトの元になったソースを使ってください",

@@ -14,7 +14,7 @@ from functools import cache
 from typing import Any
 
 from ...text import Text
-from ...verdict import Above, Below, Between, Change, Check, Finding, Measure, majors, min_cpus
+from ...verdict import Above, Below, Between, Change, Check, Cite, Finding, Measure, majors, min_cpus
 from .analysis import mean_kb, per_block
 
 SLOWER = 1.2  # a cold time ratio above this is slower; below it, not slower
@@ -62,17 +62,24 @@ FINDINGS = [
             [Check(WILLNEED_PER_BLOCK, Between(0.9, 1.1)), Check(WILLNEED_KB, Between(7.9, 8.1))],
             original=Text("strace: 連続したオフセットへの fadvise64(…, 8192, POSIX_FADV_WILLNEED)",
                           "strace: fadvise64(…, 8192, POSIX_FADV_WILLNEED) on consecutive offsets"),
+            cite=Cite("002", Text("「実際に試してみる」の節、eic = 1 の strace 出力",
+                                  "the section \"trying it out\", the strace output at eic = 1")),
             changed_in=READ_STREAM_CHANGE),
     Finding("F2", Text("eic = 1 ではデバイスへの読み込み要求が eic = 0 の 10 分の 1 より小さい (先読みが効かない)",
                        "With eic = 1 the device's read requests are less than a tenth of the size they "
                        "are with eic = 0 (readahead is defeated)"),
             [Check(REQUEST_1_0, Below(READAHEAD_LOST))],
             original=Text("blktrace: 8 kB 対 512 kB (0.016 倍)", "blktrace: 8 kB vs 512 kB (0.016×)"),
+            cite=Cite("002", Text("「実際に試してみる」の節、eic = 1 と eic = 0 の blktrace 出力",
+                                  "the section \"trying it out\", the blktrace output at eic = 1 and at eic = 0")),
             changed_in=READ_STREAM_CHANGE),
     Finding("F3", Text("キャッシュが冷えた状態では eic = 1 が eic = 0 より遅い (1.2 倍を超える)",
                        "Cold, eic = 1 is slower than eic = 0 (by more than 1.2×)"),
             [Check(TIME_1_0, Above(SLOWER))],
             original=Text("20,898.8 ms 対 3,625.9 ms (5.76 倍)", "20,898.8 ms vs 3,625.9 ms (5.76×)"),
+            cite=Cite("002", Text("「実際に試してみる」の節、eic = 1 と eic = 0 の EXPLAIN ANALYZE 出力",
+                                  "the section \"trying it out\", the EXPLAIN ANALYZE output at eic = 1 and at "
+                                  "eic = 0")),
             changed_in=READ_STREAM_CHANGE),
     Finding("F4", Text("18 ではブロックごとの WILLNEED がなくなり、eic = 1 でも先読みが効く (要求が eic = 0 の 10 分の 1 以上)",
                        "On 18 the per-block WILLNEED is gone and readahead works at eic = 1 (requests at "
@@ -86,6 +93,7 @@ FINDINGS = [
             [Check(PARALLEL_REQUEST, Above(READAHEAD_LOST)), Check(PARALLEL_TIME, Below(SLOWER))],
             original=Text("主張のみ (数値なし): 10 以降のパラレルビットマップヒープスキャンでは read_ahead が機能した",
                           "claimed without numbers: on 10 and later a parallel bitmap heap scan kept readahead working"),
+            cite=Cite("002", Text("「最後に」の節", "the closing section, \"lastly\"")),
             # the original's claim, made without numbers: on 17 the request sizes of the parallel
             # scan swing between runs (2026-11-23: decided in 4 of 10 tiny runs, 3 of 7 default)
             expected=False,

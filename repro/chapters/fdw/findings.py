@@ -26,7 +26,7 @@ from __future__ import annotations
 from functools import cache
 
 from ...text import Text
-from ...verdict import (Above, Below, Between, Check, Environment, Finding, Measure, Requirement, majors,
+from ...verdict import (Above, Below, Between, Check, Cite, Environment, Finding, Measure, Requirement, majors,
                         own_server, tps_ratio)
 from .analysis import client_gain, pushed_down, statements_per_transaction
 from .conditions import BATCH_SIZE_MAJOR, select_name
@@ -122,6 +122,7 @@ FINDINGS = [
             [Check(select_ratio("p2", "p1", 1), Below(HALF)), Check(select_ratio("p3", "p1", 1), Below(HALF))],
             original=Text("P2 ÷ P1 = 0.077、P3 ÷ P1 = 0.071 (−92.3 %、−92.9 %)",
                           "P2 / P1 = 0.077, P3 / P1 = 0.071 (−92.3 %, −92.9 %)"),
+            cite=Cite("004", Text("9.4.1 節、表 9.3", "section 9.4.1, table 9.3")),
             requires=[LOOPBACK]),
     Finding("F2", Text(f"{MANY} クライアントでも、外部テーブルのある SELECT の TPS はローカルのみの半分未満",
                        f"At {MANY} clients, SELECTs with a foreign table still run at less than half the all-local throughput"),
@@ -129,18 +130,21 @@ FINDINGS = [
             [Check(select_ratio(p, "p1", MANY), Below(HALF)) for p in ("p2", "p3", "p4")],
             original=Text("10 クライアントで P2 0.18、P3 0.19、P4 0.12 (10〜100 クライアントで 0.12〜0.24)",
                           "at 10 clients P2 0.18, P3 0.19, P4 0.12 (0.12 to 0.24 at 10 to 100 clients)"),
+            cite=Cite("004", Text("9.4.1 節、表 9.3", "section 9.4.1, table 9.3")),
             requires=[LOOPBACK]),
     Finding("F3", Text("2 つとも外部テーブル (P4) は、1 つだけ (P2、P3) のどちらよりも遅い",
                        "Two foreign tables (P4) are slower than either single one (P2, P3)"),
             [Check(select_ratio("p4", p, n), Below(0.9)) for n in (1, MANY) for p in ("p2", "p3")],  # here 0.47-0.58
             original=Text("1 クライアントで P4 ÷ P2 = 0.55、10 クライアントで 0.67",
                           "P4 / P2 = 0.55 at 1 client, 0.67 at 10 clients"),
+            cite=Cite("004", Text("9.4.1 節、表 9.3", "section 9.4.1, table 9.3")),
             requires=[LOOPBACK]),
     Finding("F4", Text(f"外部テーブルのある SELECT は、ローカルのみより多くを {MANY} クライアントの並行から得る",
                        f"SELECTs with a foreign table gain more from {MANY} concurrent clients than all-local ones"),
             [Check(Measure(Text(f"P4 の伸び ({MANY} ÷ 1 クライアント) ÷ P1 の伸び", f"P4's gain ({MANY} / 1 client) over P1's"),
                            lambda r: client_gain(r, "p4", "p1", MANY), "×", 2), Above(1.2))],
             original=Text("10 ÷ 1 クライアント: P1 4.1 倍、P4 11.8 倍 (2.9 倍)", "10 / 1 client: P1 4.1×, P4 11.8× (2.9×)"),
+            cite=Cite("004", Text("9.4.1 節、表 9.3", "section 9.4.1, table 9.3")),
             # not expected here: the three servers and pgbench share this VM's 2 cores, so 10
             # clients saturate them sooner with three backends per foreign transaction (measured
             # 0.42-0.65: contradicted in 9 of 10 tiny runs and 3 of 5 default, else inconclusive)
@@ -150,11 +154,14 @@ FINDINGS = [
                        "At 1 client, UPDATE and INSERT into a foreign table are slower than local (less than 0.8×)"),
             [Check(versus("update_remote"), Below(SLOWER)), Check(versus("insert_remote"), Below(SLOWER))],
             original=Text("UPDATE 約 −31 %、INSERT 約 −34 % (図のみ)", "UPDATE about −31 %, INSERT about −34 % (figures only)"),
+            cite=Cite("004", Text("9.4.2 節・9.4.3 節 (本文。図は番号なし)",
+                                  "sections 9.4.2 and 9.4.3 (in the text; the figures are not numbered)")),
             requires=[LOOPBACK]),
     Finding("F6", Text(f"{MANY} クライアントでは、2 つとも外部テーブルの SELECT の平均応答時間がローカルのみの 2 倍を超える",
                        f"At {MANY} clients, the mean latency of SELECTs on two foreign tables is more than twice all-local's"),
             [Check(_latency("p4", "p1", MANY), Above(2))],  # here 18-22
             original=Text("100 クライアントで約 14 ms 対約 70 ms (約 5 倍)", "at 100 clients about 14 ms vs about 70 ms (about 5×)"),
+            cite=Cite("004", Text("9.5 節", "section 9.5")),
             requires=[LOOPBACK]),
     Finding("F7", Text("同じ行を並行して UPDATE すると、外部テーブルでは 2 番目が直列化の失敗になり、ローカルでは待ってから成功する",
                        "Two concurrent UPDATEs of one row: through a foreign table the second fails with a "
@@ -163,6 +170,7 @@ FINDINGS = [
             original=Text("接続数を増やすと could not serialize access due to concurrent update が多発 (UPDATE は 1 接続だけで測定)",
                           "with more connections, frequent \"could not serialize access due to concurrent update\" "
                           "(so UPDATE was measured at 1 connection only)"),
+            cite=Cite("004", Text("9.3.1 節 (注)", "section 9.3.1 (the note)")),
             requires=[LOOPBACK]),
     # INSERT's fourth statement, DEALLOCATE, is invisible to pg_stat_statements before 17
     # (commits 3cd934f6356, bb45156f342): the page shows its count, the finding leaves it out

@@ -30,7 +30,7 @@ from typing import Callable
 
 from ...stats import Rounds
 from ...text import Text
-from ...verdict import (REPORT, Above, Below, Check, Environment, Finding, Measure, Requirement, feature, majors,
+from ...verdict import (REPORT, Above, Below, Check, Cite, Environment, Finding, Measure, Requirement, feature, majors,
                         own_server)
 from .analysis import (LONG, SHORT, apply_share, hit_mismatches, ingest_ratio, latency_ratio, least_speedup,
                        longest_lag, pending, plan_uses_index, rise, speedup, worst_ingest, worst_length_cost,
@@ -83,7 +83,7 @@ def built(kind: str, name: str) -> Requirement:
         return why[0] if why else Text(f"この実行は {name} のインデックスを作りませんでした。",
                                        f"This run built no index of {name}.")
     return Requirement(lambda e: kind in e.raw.get("kinds", ()), reason,
-                       Text(f"{name} のインデックス", f"an index of {name}"))
+                       Text(f"{name} のインデックス", f"an index of {name}"), of_image=True)
 
 
 BIGM_BUILT, PGROONGA_BUILT, TRGM_BUILT = built(BIGM, "pg_bigm"), built(PGROONGA, "PGroonga"), built(TRGM, "pg_trgm")
@@ -92,7 +92,7 @@ ANY_INDEX = Requirement(lambda e: any(k in INDEXED for k in e.raw.get("kinds", (
                         lambda e: Text.join([Text("この実行は全文検索インデックスを 1 つも作れませんでした。",
                                                   "This run could build no full-text index."),
                                              *_left_out(e, INDEXED)], "", " "),
-                        Text("全文検索インデックス", "a full-text index"))
+                        Text("全文検索インデックス", "a full-text index"), of_image=True)
 # pgstattuple counts GIN's pending lists; an existing server's role may not create or run it
 PENDING_LISTS = Requirement(lambda e: e.raw.get("pending_lists", True),
                             lambda e: Text("GIN の保留リストを数えられませんでした: 実行のロールが pgstattuple を作れないか、"
@@ -130,6 +130,7 @@ FINDINGS = [
                    Below(LOWERS))],
             original=Text("description: pg_bigm 944、PGroonga 998 件/s (インデックスなし 1305 件/s、-28 % と -24 %)",
                           "description: pg_bigm 944, PGroonga 998 inserts/s (no index 1305 inserts/s: -28 % and -24 %)"),
+            cite=Cite("004", Text("7.4.1.1 節、表 7.7", "section 7.4.1.1, table 7.7")),
             requires=[ANY_INDEX]),
     Finding("F2", Text("長い文字列 (description) へのインデックスは短い文字列 (title) へのものより挿入性能を大きく下げる",
                        "An index on the long text (description) costs more insert throughput than one on the short text (title)"),
@@ -138,6 +139,7 @@ FINDINGS = [
                       worst_length_cost), Below(LONGER_COSTS))],
             original=Text("title: pg_bigm 1202、PGroonga 1152 件/s (-8 % と -12 %)、description はそれより低い (F1)",
                           "title: pg_bigm 1202, PGroonga 1152 inserts/s (-8 % and -12 %); description lower (F1)"),
+            cite=Cite("004", Text("7.4.1.1 節、表 7.7", "section 7.4.1.1, table 7.7")),
             requires=[ANY_INDEX]),
     Finding("F3", Text("挿入性能の順位は文字列の長さで入れ替わる: 短い title では pg_bigm が、長い description では PGroonga が速い",
                        "The insert ranking flips with text length: pg_bigm is faster on short titles, PGroonga on long descriptions"),
@@ -150,6 +152,7 @@ FINDINGS = [
                    Above(AHEAD))],
             original=Text("title: pg_bigm 1202 > PGroonga 1152、description: PGroonga 998 > pg_bigm 944 件/s",
                           "title: pg_bigm 1202 > PGroonga 1152; description: PGroonga 998 > pg_bigm 944 inserts/s"),
+            cite=Cite("004", Text("7.4.1.1 節、表 7.7", "section 7.4.1.1, table 7.7")),
             requires=[NEEDS_PGROONGA, NEEDS_BIGM, PGROONGA_BUILT, BIGM_BUILT],
             # PGroonga 4.0 (Groonga 15) is the slower of the two on both fields here: F3's
             # second check was contradicted in every decided run (see the module docstring)
@@ -159,6 +162,7 @@ FINDINGS = [
             [Check(NO_INDEX_UNDER_LOAD, Above(DOUBLES))],
             original=Text("title 62.48 → 121.44 ms (×1.94)、description 138.66 → 330.07 ms (×2.38)",
                           "title 62.48 → 121.44 ms (×1.94), description 138.66 → 330.07 ms (×2.38)"),
+            cite=Cite("004", Text("7.4.1.2 節、表 7.8・表 7.9", "section 7.4.1.2, tables 7.8 and 7.9")),
             # 1,200 inserts/s take about a quarter of one pinned CPU here (004: close to its
             # maximum insert rate): the search slows by about a fifth
             expected=False),
@@ -174,6 +178,7 @@ FINDINGS = [
             original=Text("負荷なし: title ×136 (pg_bigm) / ×71 (PGroonga)、description ×86 / ×124。負荷あり: ×75 / ×128、×158 / ×254",
                           "idle: title ×136 (pg_bigm) / ×71 (PGroonga), description ×86 / ×124; "
                           "under load: ×75 / ×128, ×158 / ×254"),
+            cite=Cite("004", Text("7.4.1.2 節、表 7.8・表 7.9", "section 7.4.1.2, tables 7.8 and 7.9")),
             requires=[ANY_INDEX]),
     Finding("F6", Text("挿入負荷のもとで、pg_bigm の検索時間は PGroonga より大きく伸びる (GIN の保留リスト)",
                        "Under insert load, pg_bigm's search latency rises much more than PGroonga's (GIN's pending list)"),
@@ -187,6 +192,7 @@ FINDINGS = [
                           "description: ×1.29 と ×1.16",
                           "title: pg_bigm 0.46 → 1.63 ms (×3.54), PGroonga 0.88 → 0.95 ms (×1.08); "
                           "description: ×1.29 and ×1.16"),
+            cite=Cite("004", Text("7.4.1.2 節、表 7.8・表 7.9", "section 7.4.1.2, tables 7.8 and 7.9")),
             requires=[NEEDS_PGROONGA, NEEDS_BIGM, PGROONGA_BUILT, BIGM_BUILT, PENDING_LISTS]),
     Finding("F7", Text("pg_trgm は 1〜2 文字の語にインデックスを使えず、インデックスなしと同じ程度の時間がかかる",
                        "pg_trgm cannot use its index for words of one or two characters: they take about as long as without an index"),
@@ -199,6 +205,7 @@ FINDINGS = [
              Check(TRGM_SHORT, Above(NO_SPEEDUP))],
             original=Text("原典は pg_trgm を測っていない (pg_bigm が 2-gram なのはこのため)",
                           "The original did not measure pg_trgm (the reason pg_bigm uses 2-grams)"),
+            cite=Cite("004", Text("7.2.2 節、表 7.3 (解析方法)", "section 7.2.2, table 7.3 (the analysis method)")),
             requires=[TRGM_BUILT], declared_kind=REPORT),
     Finding("F8", Text("pg_bigm は 1〜2 文字の語にもインデックスを使い、1 桁以上速い",
                        "pg_bigm uses its index for one- and two-character words too, more than ten times faster"),
@@ -207,6 +214,7 @@ FINDINGS = [
                       lambda r: speedup(r, BIGM, IDLE, SHORT), "×", 0), Above(FASTER))],
             original=Text("原典は語の長さを変えていない (検索語は「カレー」のみ)",
                           "The original did not vary word length (it searched for カレー only)"),
+            cite=Cite("004", Text("7.3.5 節 (検索語)", "section 7.3.5 (the search word)")),
             requires=[NEEDS_BIGM, BIGM_BUILT],
             declared_kind=REPORT),
     Finding("F9", Text("どのインデックスも、インデックスなしの走査と同じ行を見つける",
@@ -216,12 +224,15 @@ FINDINGS = [
                           lambda r: hit_mismatches(r.raw)), Below(0, inclusive=True))],
             original=Text("原典は件数を比べていない (PGroonga の &@ と LIKE は正規化が異なりうる)",
                           "The original did not compare counts (PGroonga's &@ may normalise differently from LIKE)"),
+            cite=Cite("004", Text("7.3.5 節 (検索のクエリー)", "section 7.3.5 (the search queries)")),
             requires=[ANY_INDEX]),
     Finding("F10", Text("インデックスのないパブリッシャーの挿入性能は、単一ノードのインデックスなしとほぼ同じ",
                         "The publisher without the index inserts about as fast as a single node without one"),
             [Check(PUBLISHER_OVER_SINGLE, Above(KEEPS_UP))],
             original=Text("パブリッシャー 1292 件/s、単一ノードのインデックスなし 1305 件/s (-1 %)",
                           "publisher 1292 inserts/s, single node without index 1305 inserts/s (-1 %)"),
+            cite=Cite("004", Text("7.4.1.1 節、表 7.7 と 7.4.2.1 節、表 7.10",
+                                  "section 7.4.1.1, table 7.7 and section 7.4.2.1, table 7.10")),
             # the publisher's one CPU also runs the walsender that decodes every insert
             requires=[LOGICAL, SECOND_SERVER], expected=False),
     Finding("F11", Text("サブスクライバーでのインデックス検索は単一ノードと同程度 (負荷の有無とも、どの種類でも)",
@@ -236,6 +247,8 @@ FINDINGS = [
                           "pg_bigm はサブスクライバーがどれも遅い (title 負荷なし 1.93 対 0.46 ms)",
                           "PGroonga: title 0.88/0.92 ms (single 0.88/0.95), description 1.11/1.16 ms (1.12/1.30); "
                           "pg_bigm slower on the subscriber in every cell (title idle 1.93 against 0.46 ms)"),
+            cite=Cite("004", Text("7.4.1.2 節、表 7.8・表 7.9 と 7.4.2.2 節、表 7.11・表 7.12",
+                                  "section 7.4.1.2, tables 7.8 and 7.9 and section 7.4.2.2, tables 7.11 and 7.12")),
             requires=[LOGICAL, SECOND_SERVER]),
     Finding("F12", Text("インデックスなしの検索は、挿入負荷がパブリッシャーにあるサブスクライバーでは単一ノードより速い",
                         "Without an index, a search under insert load is faster on the subscriber (inserts on the publisher) than on a single node"),
@@ -245,6 +258,8 @@ FINDINGS = [
                    Below(LIGHTER))],
             original=Text("description 262.53 対 330.07 ms (-20 %)、title 118.94 対 121.44 ms (-2 %)",
                           "description 262.53 against 330.07 ms (-20 %), title 118.94 against 121.44 ms (-2 %)"),
+            cite=Cite("004", Text("7.4.1.2 節、表 7.8・表 7.9 と 7.4.2.2 節、表 7.11・表 7.12",
+                                  "section 7.4.1.2, tables 7.8 and 7.9 and section 7.4.2.2, tables 7.11 and 7.12")),
             # the subscriber's apply worker does the inserts' heap work on the search's CPU
             # too; only the client and the commits' WAL flushes move away: a small difference
             requires=[LOGICAL, SECOND_SERVER], expected=False),
@@ -258,6 +273,8 @@ FINDINGS = [
                       apply_share), Below(FALLS_BEHIND))],
             original=Text("原典は遅延を測っていない (非同期のロジカルレプリケーション)",
                           "The original did not measure lag (asynchronous logical replication)"),
+            cite=Cite("004", Text("7.5 節 (非同期のロジカルレプリケーション)",
+                                  "section 7.5 (asynchronous logical replication)")),
             requires=[LOGICAL, SECOND_SERVER], declared_kind=REPORT),
 ]
 

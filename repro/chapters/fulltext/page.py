@@ -232,12 +232,15 @@ def words_chart(run: Run) -> Chart:
                  Text("× (インデックスなし ÷ あり)", "× (no index / index)"), Text("語 (文字数)", "word (characters)"))
 
 
+WHERE = {SINGLE: Text("単一ノード", "single node"), SUBSCRIBER: Text("サブスクライバー", "subscriber")}
+
+
 def rise_chart(run: Run) -> Chart:
     kinds = _kinds(run)
     return Chart(Text("挿入負荷による検索時間の伸び (負荷あり ÷ なし)", "Rise of search time under insert load (loaded over idle)"),
                  [KIND_NAMES[k] for k in kinds],
-                 [Series(Text(w, w), *_series(run, [_measure(f"rise/{k}/{w}", lambda r, k=k, w=w: rise(r, k, w))
-                                                    for k in kinds]))
+                 [Series(WHERE[w], *_series(run, [_measure(f"rise/{k}/{w}", lambda r, k=k, w=w: rise(r, k, w))
+                                                  for k in kinds]))
                   for w in (SINGLE, SUBSCRIBER)],
                  Text("× (負荷あり ÷ なし)", "× (loaded / idle)"))
 

@@ -9,7 +9,7 @@ tiny runs; the ranges below are over the default runs). Scan counts and sorts ar
 from __future__ import annotations
 
 from ...text import Text
-from ...verdict import SANITY, Above, Below, Change, Check, Finding, Measure, Requirement, majors, min_cpus
+from ...verdict import SANITY, Above, Below, Change, Check, Cite, Finding, Measure, Requirement, majors, min_cpus
 from .analysis import disk_sorts, full_q11_ratio, scans, serial_speedup, time_ratio
 from .conditions import PLANNER_CHOOSES_SUBPLAN, q10, q11, year_total
 
@@ -62,6 +62,8 @@ FINDINGS = [
              Check(SERIAL_SPEEDUP, Above(10))],
             original=Text("サーバー 2、ワーカー 0 → 2: 9.6 14,658 s → 5.86 s (2,503 倍)、10 9,930 s → 5.65 s (1,758 倍)",
                           "server 2, 0 → 2 workers: 9.6 14,658 s → 5.86 s (2,503×), 10 9,930 s → 5.65 s (1,758×)"),
+            cite=Cite("004", Text("6.5.1 節、表 6.9 (ワーカー 2) と 6.5.3 節、表 6.18 (ワーカー 0)",
+                                  "section 6.5.1, table 6.9 (2 workers) and section 6.5.3, table 6.18 (0 workers)")),
             changed_in=PLANNER_CHANGE),
     Finding("F2", Text("14 以降は並列なしでもプランナーがハッシュ化サブプランを選び、Q10 は打ち切りまでに終わる",
                        "From 14 on the planner picks the hashed subplan without parallelism too, and serial Q10 "
@@ -74,6 +76,7 @@ FINDINGS = [
                        "With the hashed subplan at both, Q10 gains less than 25 % from 1 to 2 workers"),
             [Check(_ratio(q10(1), q10(2), Text("Q10 の時間の比 ワーカー 1 ÷ 2", "Q10 time ratio 1 / 2 workers")), Below(1.25))],
             original=Text("10、サーバー 2、ワーカー 2 → 8: 5.65 s → 5.30 s (6.7 %)", "10, server 2, 2 → 8 workers: 5.65 s → 5.30 s (6.7 %)"),
+            cite=Cite("004", Text("6.5.2 節、表 6.13", "section 6.5.2, table 6.13")),
             requires=[min_cpus(3), _hashed((1, 2))],
             # not expected here: with 2 CPUs, 1 worker and the leader already use both, so a
             # second worker has no CPU to gain from (measured 0.91-1.02 on 13-18)
@@ -87,6 +90,7 @@ FINDINGS = [
             [Check(YEAR_TOTAL_GAIN, Above(1.3))],  # here 1.47-1.79
             original=Text("並列部分 22.77 s → 7.74 s (ワーカー 0 → 2、2.94 倍、10、サーバー 2)",
                           "parallel part 22.77 s → 7.74 s (0 → 2 workers, 2.94×, 10, server 2)"),
+            cite=Cite("004", Text("6.5.2.1 節、表 6.17", "section 6.5.2.1, table 6.17")),
             requires=[GATHER_MERGE]),
     Finding("F6", Text("並列なしでは year_total のソートがディスクにあふれ、ワーカー 2 ではワーカーごとのソートがメモリに収まる",
                        "Serial, year_total's sort spills to disk; with 2 workers each worker's sort fits in memory"),
@@ -96,6 +100,8 @@ FINDINGS = [
                            lambda r: disk_sorts(r, year_total(2)), "", 0, exact=True), Below(1))],
             original=Text("9.5: external merge Disk: 883,896 kB、10 (ワーカー 2): quicksort Memory: 518,574 kB",
                           "9.5: external merge Disk: 883,896 kB; 10 (2 workers): quicksort Memory: 518,574 kB"),
+            cite=Cite("004", Text("6.6.1.2 節 (9.5 と 10 の EXPLAIN ANALYZE 出力、番号なし)",
+                                  "section 6.6.1.2 (the EXPLAIN ANALYZE output of 9.5 and 10, not numbered)")),
             requires=[WORKER_SORTS],
             # work_mem (files/postgresql.conf) sits between the serial sort's size and each
             # worker's, measured here: true by construction, so it reproduces nothing
@@ -106,6 +112,8 @@ FINDINGS = [
                            full_q11_ratio, "×", 2), Below(1.1))],
             original=Text("10、サーバー 2: ワーカー 0 8,105.3 s、ワーカー 2 9,167.4 s (0.88 倍)",
                           "10, server 2: 0 workers 8,105.3 s, 2 workers 9,167.4 s (0.88×)"),
+            cite=Cite("004", Text("6.5.1 節、表 6.11 (ワーカー 2) と 6.5.3 節、表 6.19 (ワーカー 0)",
+                                  "section 6.5.1, table 6.11 (2 workers) and section 6.5.3, table 6.19 (0 workers)")),
             requires=[Requirement(lambda e: q11(0) in e.raw["first"],
                                   lambda e: Text("Q11 全体は full スケールだけで実行します (tiny と default は時間の予算に収めるために除きます)。",
                                                  "Only the full scale runs the whole Q11 (tiny and default leave it out to "

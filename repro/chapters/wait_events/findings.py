@@ -10,8 +10,8 @@ from functools import cache
 
 from ...stats import Rounds
 from ...text import Text
-from ...verdict import (Above, Below, Between, Check, CheckResult, Finding, Measure, Requirement, data, feature,
-                        majors, min_cpus, own_server)
+from ...verdict import (Above, Below, Between, Check, CheckResult, Cite, Finding, Measure, Requirement, data,
+                        feature, majors, min_cpus, own_server)
 from .analysis import (CLIENT_READ, MODES, TRANSACTIONID, cpu_others, peak_tps, placement_ratio,
                        ratio_to_time, sampled, share)
 
@@ -247,21 +247,36 @@ FINDINGS = [
                        "LWLock:WALWrite grows with the clients"), f1_checks(),
             requires=[SAMPLED_THERE, SAMPLING],
             original=Text("WALWrite がクライアント数に比例して増加 (グラフ)",
-                          "WALWrite grows in proportion to the clients (chart)")),
+                          "WALWrite grows in proportion to the clients (chart)"),
+            cite=Cite("003", Text("「検証結果と考察」の節、グラフ「pgbenchの通常モードでの待機イベント」",
+                                  "the section \"results and discussion\", the chart \"wait events in pgbench's "
+                                  "normal mode\""))),
     Finding("F2", Text("unlogged テーブルと非同期コミットでは WAL 待ちがほぼ消え、その分 Client:ClientRead が増える",
                        "With unlogged tables and with asynchronous commit the WAL waits all but vanish, "
                        "and Client:ClientRead takes their place"), f2_checks(),
             requires=[SAMPLED_THERE, SAMPLING],
-            original=Text("ClientRead が増えて大半を占める (グラフ)", "ClientRead grows and dominates (chart)")),
+            original=Text("ClientRead が増えて大半を占める (グラフ)", "ClientRead grows and dominates (chart)"),
+            cite=Cite("003", Text("「検証結果と考察」の節、グラフ「pgbenchのunloggedモードでの待機イベント」"
+                                  "と「pgbenchのasynchronousモードでの待機イベント」",
+                                  "the section \"results and discussion\", the charts \"wait events in pgbench's "
+                                  "unlogged mode\" and \"wait events in pgbench's asynchronous mode\""))),
     Finding("F3", Text("unlogged と非同期コミットの最大 TPS は通常モードより高い",
                        "Unlogged tables and asynchronous commit reach a higher peak TPS than normal mode"),
             f3_checks(), original=Text("CPU の限界まで直線的に伸びる (グラフ)",
-                                       "grows linearly up to the CPU limit (chart)")),
+                                       "grows linearly up to the CPU limit (chart)"),
+            cite=Cite("003", Text("「事例」の節、グラフ「pgbenchの通常モードでのTPS」"
+                                  "と「pgbenchのunloggedモードでのTPS」",
+                                  "the section \"case\", the charts \"TPS in pgbench's normal mode\" and \"TPS in "
+                                  "pgbench's unlogged mode\""))),
     Finding("F4", Text("どのモードでも Lock:transactionid (pgbench_branches の行ロック待ち) は"
                        "クライアント数とともに増える",
                        "In every mode Lock:transactionid (row locks on pgbench_branches) grows with "
                        "the clients"), f4_checks(), requires=[SAMPLED_THERE, SAMPLING],
-            original=Text("クライアント数とともに増加 (グラフ)", "grows with the clients (chart)")),
+            original=Text("クライアント数とともに増加 (グラフ)", "grows with the clients (chart)"),
+            cite=Cite("003", Text("「検証結果と考察」の節、グラフ「pgbenchの通常モードでの待機イベント」"
+                                  "と「pgbenchのunloggedモードでの待機イベント」",
+                                  "the section \"results and discussion\", the charts \"wait events in pgbench's "
+                                  "normal mode\" and \"wait events in pgbench's unlogged mode\""))),
     Finding("F5", Text("クライアント数が CPU の数より多ければ、pg_stat_activity を短い間隔で読むだけでも "
                        "pg_wait_sampling と同じ結論 (F1・F2・F4) が得られる",
                        "With more clients than CPUs, polling pg_stat_activity at a short interval "
@@ -270,6 +285,7 @@ FINDINGS = [
              *f4_checks("activity", _busy)],
             original=Text("拡張がなくても pg_stat_activity の定期的な読み取りで傾向がわかる",
                           "without the extension, polling pg_stat_activity shows the trend"),
+            cite=Cite("003", Text("「まとめ」の節", "the section \"summary\"")),
             requires=[majors(10, why=NAMED_EVENTS), SERVER_CPUS]),
     Finding("F6", Text("1 クライアントでは、pg_stat_activity を読むクエリがサンプリング対象と同じ CPU を"
                        "待つと、別の CPU で読むより短い待機 (IO:WALSync) を少なく数え、別の CPU で読めば"
@@ -315,6 +331,10 @@ FINDINGS = [
                    Above(IDLE_GAP_PT))],
             original=Text("通常モードは vmstat の id に余裕があるまま TPS が伸びない",
                           "normal mode: TPS stops growing while vmstat's id still shows room"),
+            cite=Cite("003", Text("「事例」の節、グラフ「pgbenchの通常モードでのTPS」"
+                                  "と「pgbenchの通常モードでのCPU使用率」",
+                                  "the section \"case\", the charts \"TPS in pgbench's normal mode\" and \"CPU "
+                                  "usage in pgbench's normal mode\"")),
             requires=[CPU_COUNTERS],
             explain=_explain_taken(_at_cpus, Text("空いていたはずの CPU", "the CPU that would have been idle"))),
 ]

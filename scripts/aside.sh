@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Run a command that measures nothing but takes CPUs (a site build, an image build, a browser
+# check) aside of the chapters' measuring runs: it holds this Docker engine's run lock
+# (repro/lab/runlock.py) shared, so it waits while a chapter measures, and no chapter starts
+# measuring until it ends; any number of such commands may run side by side. With no engine
+# reachable, nothing here can measure: the command just runs.
+# Usage: scripts/aside.sh CMD [ARGS...]
+set -euo pipefail
+id=$(docker info -f '{{.ID}}' 2> /dev/null | tr -d ':' | cut -c1-12 || true)
+[ -n "$id" ] || exec "$@"
+exec flock --shared "${XDG_RUNTIME_DIR:-${TMPDIR:-/tmp}}/repro-run-$id.lock" "$@"
