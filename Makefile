@@ -1,4 +1,4 @@
-# make html | make test | make repro-<chapter> | make matrix | make images | make gettext intl
+# make html | make site | make test | make repro-<chapter> | make matrix | make images | make gettext intl
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
@@ -23,17 +23,18 @@ SEMAPHORES := $(if $(CHAPTERS),$(filter semaphores,$(subst $(comma),$(space),$(C
 BESIDE := $(if $(SEMAPHORES),9.6 15)
 export SCALE RESULTS REPRO
 # Where the time goes: each stage's seconds (scripts/stage.sh), reported at the end of
-# make html. Work that measures nothing goes aside of measuring runs (scripts/aside.sh):
+# make html and make site. Work that measures nothing goes aside of measuring runs (scripts/aside.sh):
 # it never overlaps a chapter's run on this Docker engine.
 export REPRO_STAGES ?= $(CURDIR)/_build/stages.tsv
 STAGE := scripts/stage.sh
 ASIDE := scripts/aside.sh
 
-.PHONY: help venv system engine image images results matrix html stages-start pdf site-check test gettext intl \
+.PHONY: help venv system engine image images results matrix html site html-pages stages-start pdf site-check test gettext intl \
 	check-po archive lint-workflow test-images clean lock
 
 help:
-	@echo "make html            run stale chapters on PostgreSQL $(PG), build the site (_build/html)"
+	@echo "make html            run stale chapters on PostgreSQL $(PG), build the site's HTML (_build/html)"
+	@echo "make site            the same, and the PDFs the site links (as published)"
 	@echo "make test            unit and integration tests, each chapter once, browser test"
 	@echo "make repro-NAME      run one chapter (SCALE=tiny|default|full, PG=17 or PG=13,17, DSN=...)"
 	@echo "make matrix          every chapter on every major (MAJORS=\"$(MAJORS)\", SCALE=...)"
@@ -54,8 +55,8 @@ PIP_TOOLS := pip-tools==7.6.2
 lock:
 	rm -rf _build/lockvenv && $(PYTHON) -m venv _build/lockvenv
 	_build/lockvenv/bin/pip install -q $(PIP_TOOLS)
-	_build/lockvenv/bin/pip-compile -q --generate-hashes --allow-unsafe --strip-extras \
-	  --no-emit-index-url --no-emit-find-links --custom-compile-command "make lock" \
+	CUSTOM_COMPILE_COMMAND="make lock" _build/lockvenv/bin/pip-compile -q --generate-hashes --allow-unsafe \
+	  --strip-extras --no-emit-index-url --no-emit-find-links \
 	  -o requirements.txt pyproject.toml
 	rm -rf _build/lockvenv
 
@@ -91,15 +92,22 @@ matrix: venv images
 stages-start:
 	@$(STAGE) --reset
 
+# make html: the HTML (seconds once warm); make site: the HTML and the PDFs it links, as
+# published (CI, the workflow). Each prints where its time went.
+html: stages-start html-pages
+	@echo "site: _build/html/index.html (without its PDFs: make pdf, or make site for both)"
+	@$(STAGE) --report
+
+site: stages-start html-pages pdf
+	@echo "site: _build/html/index.html, with its PDFs"
+	@$(STAGE) --report
+
 # The two languages build side by side (one per core), aside of any measuring run.
-html: stages-start system $(if $(filter cached,$(REPRO)),venv,results) check-po
+html-pages: system $(if $(filter cached,$(REPRO)),venv,results) check-po
 	@echo "sphinx-build (ja, en)"; pids=""; for lang in ja en; do \
 	  $(STAGE) "sphinx ($$lang)" $(ASIDE) $(SPHINX) -b html -D language=$$lang docs _build/html/$$lang & pids="$$pids $$!"; \
 	done; for pid in $$pids; do wait $$pid || exit 1; done
 	@cp docs/_root/index.html _build/html/index.html
-	@$(MAKE) -s pdf
-	@echo "site: _build/html/index.html"
-	@$(STAGE) --report
 
 # The whole report as one PDF per language (Sphinx's LaTeX builder; upLaTeX for Japanese),
 # published beside the HTML of its language. The two languages build side by side, and
@@ -119,8 +127,13 @@ pdf: venv system
 site-check: venv system
 	SITE_DIR=_build/html $(ASIDE) $(PY) -m pytest -q tests/test_site.py
 
+# The tests that measure run one at a time, alone on the machine; then the rest, on every
+# core, aside of any measuring run (one worker per test file: a file's fixtures build once).
+# With SITE_DIR=_build/html in the environment, the browser tests check that build instead
+# of building their own (CI).
 test: venv image
-	IMAGE_MAJORS="$(PG_LIST)" $(PY) -m pytest
+	IMAGE_MAJORS="$(PG_LIST)" $(PY) -m pytest -m measures
+	IMAGE_MAJORS="$(PG_LIST)" $(ASIDE) $(PY) -m pytest -m "not measures" -n auto --dist loadfile
 
 # the images' own tests on every image present (the official image's interface, features)
 test-images: venv

@@ -65,12 +65,16 @@ def load(path: Path, chapter: str | None = None) -> dict[str, Any] | None:
 def write_atomically(path: Path, data: str | bytes) -> None:
     """A temporary file of this process beside `path`, synced, then renamed over it: a
     reader sees the old file or the new one, never half of one, also when two builds
-    (the two languages) write the same file at once."""
+    (the two languages) write the same file at once. A file that holds these bytes already
+    is left alone: its time stays, so Sphinx does not reread the pages that link it."""
+    data = data.encode() if isinstance(data, str) else data
+    if path.is_file() and path.read_bytes() == data:
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as out:
-            out.write(data.encode() if isinstance(data, str) else data)
+            out.write(data)
             out.flush()
             os.fsync(out.fileno())
         os.replace(tmp, path)

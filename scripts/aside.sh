@@ -8,4 +8,10 @@
 set -euo pipefail
 id=$(docker info -f '{{.ID}}' 2> /dev/null | tr -d ':' | cut -c1-12 || true)
 [ -n "$id" ] || exec "$@"
-exec flock --shared "${XDG_RUNTIME_DIR:-${TMPDIR:-/tmp}}/repro-run-$id.lock" "$@"
+exec 9>> "${XDG_RUNTIME_DIR:-${TMPDIR:-/tmp}}/repro-run-$id.lock"
+if ! flock --shared --nonblock 9; then  # a stage's time then holds this wait: say how long
+  start=$(date +%s)
+  flock --shared 9
+  echo "aside: waited $(( $(date +%s) - start )) s for a measuring run before: $*" >&2
+fi
+exec "$@"

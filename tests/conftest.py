@@ -1,5 +1,9 @@
 """Shared fixtures.
 
+Tests that measure (they start servers or containers, or run a chapter when no fresh result
+is there) are marked `measures`: `make test` runs them one at a time, alone on the machine,
+then the rest on every core (pytest-xdist), aside of any measuring run.
+
 Chapter results: a test reuses a fresh stored result of the chapter on the default major
 (tiny scale or larger: `make html` made the default one in CI) and otherwise runs the
 chapter once at tiny scale, so each chapter runs at most once per session.
@@ -7,6 +11,7 @@ chapter once at tiny scale, so each chapter runs at most once per session.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import threading
 import time
@@ -19,6 +24,9 @@ from repro import registry, results
 from repro.chapter import SCALES
 
 from repro.majors import DEFAULT_MAJOR
+
+MEASURING = ("test_chapter_", "test_chapters", "test_provenance", "test_lab", "test_scaffold",
+             "test_existing_server", "test_cli")
 _done: dict[str, tuple[dict[str, Any], bool]] = {}
 
 
@@ -37,8 +45,17 @@ def chapter_result(name: str) -> tuple[dict[str, Any], bool]:
                 _done[name] = (doc, True)
                 break
         else:
+            if os.environ.get("PYTEST_XDIST_WORKER"):  # beside other tests: it would measure
+                pytest.fail(f"no fresh result of {name}: the tests marked `measures` run the chapters "
+                            "first (make test)")
             _done[name] = runner.run(chapter, "tiny", DEFAULT_MAJOR, out=lambda line: None)
     return _done[name]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.stem.startswith(MEASURING):
+            item.add_marker(pytest.mark.measures)
 
 
 @pytest.fixture
