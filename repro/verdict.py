@@ -31,11 +31,12 @@ import numpy as np
 from .stats import Estimate, Rounds, estimate, pool, sample
 from .text import Number, Text
 
-REPRODUCED, CONTRADICTED, CHANGED, INCONCLUSIVE, NOT_APPLICABLE = (
-    "reproduced", "contradicted", "changed", "inconclusive", "not applicable")
-STATUSES = (REPRODUCED, CONTRADICTED, CHANGED, INCONCLUSIVE, NOT_APPLICABLE)
+REPRODUCED, PARTIAL, CONTRADICTED, CHANGED, INCONCLUSIVE, NOT_APPLICABLE = (
+    "reproduced", "reproduced in part", "contradicted", "changed", "inconclusive", "not applicable")
+STATUSES = (REPRODUCED, PARTIAL, CONTRADICTED, CHANGED, INCONCLUSIVE, NOT_APPLICABLE)
 STATUS = {
     REPRODUCED: Text("再現した", "reproduced"),
+    PARTIAL: Text("一部で再現", "reproduced in part"),  # a claim over kinds, some not measured here
     CONTRADICTED: Text("再現しなかった", "contradicted"),
     CHANGED: Text("後のメジャーで変化", "changed in a later major"),
     INCONCLUSIVE: Text("判定できず", "inconclusive"),
@@ -206,6 +207,31 @@ class Environment:
 
 
 @dataclass(frozen=True)
+class Scope:
+    """What a claim over several kinds ("every index kind") covers: each kind's name, by
+    key, and the keys a run measured. Reproduced on some of them only is reproduced in part."""
+
+    names: dict[str, str]
+    measured: Callable[[Environment], Sequence[str]]
+
+    def missing(self, envs: Sequence[Environment]) -> tuple[list[str], list[str]]:
+        """(the names measured by any of the runs, the names none measured)."""
+        seen = {k for e in envs for k in self.measured(e)}
+        return ([n for k, n in self.names.items() if k in seen],
+                [n for k, n in self.names.items() if k not in seen])
+
+    def reason(self, measured: Sequence[str], missing: Sequence[str]) -> Text:
+        if not measured:
+            return Text(f"{' と '.join(missing)} はここでは測っていません", f"{_and(missing)} not measured here")
+        return Text(f"{'、'.join(measured)} で再現。{' と '.join(missing)} はここでは測っていません",
+                    f"reproduced for {_and(measured)}; {_and(missing)} not measured here")
+
+
+def _and(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+@dataclass(frozen=True)
 class Requirement:
     """What a finding needs of the environment; otherwise it is not applicable here.
     `label` names what is lacking, short ("≥ 3 CPUs", "pg_bigm"): the badge shows it and the
@@ -358,7 +384,7 @@ class Verdict:
     def deciding(self) -> CheckResult | None:
         """The check that gave the verdict: an inconclusive finding's undecided check, not a
         sub-check that passed (a changed one's contradicted check)."""
-        status = CONTRADICTED if self.status == CHANGED else self.status
+        status = {CHANGED: CONTRADICTED, PARTIAL: REPRODUCED}.get(self.status, self.status)
         return next((c for c in self.checks if c.status == status), self.checks[0] if self.checks else None)
 
     @property
@@ -420,6 +446,7 @@ class Finding:
     changed_in: Change | None = None
     declared_kind: str | None = None  # KINDS; by default: mechanism if every check is exact,
     # else a claim of the original if it carries the original's number, else the report's
+    over: Scope | None = None  # a claim over several kinds: judged on all of them
 
     @property
     def condition(self) -> Text:
@@ -465,6 +492,10 @@ class Finding:
         env = usable[-1][1]
         if status == CONTRADICTED and self.changed_in and env.major >= self.changed_in.major:
             status, reason = CHANGED, self.changed_in.reason()
+        if status == REPRODUCED and self.over:  # only what was measured reproduced
+            measured, missing = self.over.missing([e for _, e in usable])
+            if missing:
+                status, reason = PARTIAL, self.over.reason(measured, missing)
         return Verdict(self, status, results, reason, runs=len(usable),
                        rounds=sum(len(r.ids) for r in rounds))
 

@@ -13,7 +13,7 @@ from repro.chapters.fulltext.corpus import records
 from repro.chapters.fulltext.experiment import sections
 from repro.chapters.fulltext.findings import FINDINGS
 from repro.stats import Rounds
-from repro.verdict import CONTRADICTED, NOT_APPLICABLE, REPRODUCED, Environment
+from repro.verdict import CONTRADICTED, NOT_APPLICABLE, PARTIAL, REPRODUCED, Environment
 
 FINDING = {f.id: f for f in FINDINGS}
 FEATURES = frozenset({"pg_bigm", "pgroonga"})
@@ -119,6 +119,17 @@ def test_search_findings_fail_on_crafted_latencies() -> None:
     assert _judge("F7", _world(plans=_world()["plans"] | plans)) == CONTRADICTED
     assert _judge("F8", _world()) == REPRODUCED
     assert _judge("F8", _world(search_ms={search("bigm", SINGLE, IDLE): 19.0})) == CONTRADICTED
+
+
+def test_claims_over_every_kind_are_reproduced_in_part_on_pg_trgm_alone() -> None:
+    """The image here has neither pg_bigm nor PGroonga: what holds on pg_trgm holds in part."""
+    alone = {"kinds": [NONE, "trgm"]}
+    for fid in ("F1", "F5", "F9", "F11"):
+        assert _judge(fid, _world(**alone)) == PARTIAL, fid
+    v = FINDING["F1"].judge(Rounds(_world(**alone)), Environment(17, 2, FEATURES, _world(**alone)))
+    assert v.reason.en == "reproduced for pg_trgm; pg_bigm and PGroonga not measured here"
+    assert _judge("F1", _world({ingest("trgm", "description"): 4990.0}, **alone)) == CONTRADICTED
+    assert _judge("F2", _world(**alone)) == REPRODUCED  # about long and short text, not every kind
 
 
 def test_counts_and_replication_findings_fail_on_crafted_records() -> None:

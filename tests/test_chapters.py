@@ -69,7 +69,7 @@ def test_every_check_can_fail(name: str) -> None:
         def judged(values: list[float], major: int = 17) -> str:
             checks = [Check(Measure(c.measure.label, lambda r, v=v: v, c.measure.unit, exact=True),
                             c.threshold) for c, v in zip(finding.checks, values)]
-            return dataclasses.replace(finding, checks=checks, requires=(), explain=None
+            return dataclasses.replace(finding, checks=checks, requires=(), explain=None, over=None
                                        ).judge(Rounds({}), Environment(major, 2, frozenset(), {})).status
         before = finding.changed_in.major - 1 if finding.changed_in else 17
         good = [_sides(c.threshold)[0] for c in finding.checks]

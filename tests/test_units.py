@@ -13,8 +13,8 @@ from repro.lab.wal import lsn, lsn_text, spelled
 from repro.lab.waits import CpuReading, container_share, cpu_split, parse_cpu_reading
 from repro.stats import BETWEEN_RUNS, Rounds, estimate, median, paired_change
 from repro.text import Number, Text
-from repro.verdict import (CONTRADICTED, INCONCLUSIVE, REPRODUCED, Above, Below, Between, Check,
-                           Environment, Finding, Measure, min_cpus, undecided)
+from repro.verdict import (CONTRADICTED, INCONCLUSIVE, PARTIAL, REPRODUCED, Above, Below, Between, Check,
+                           Environment, Finding, Measure, Scope, min_cpus, undecided)
 
 
 @pytest.mark.parametrize("number, lang, text", [
@@ -106,6 +106,25 @@ def _finding(statistic, requires=()) -> Finding:
 def test_requirements_give_not_applicable_with_the_reason() -> None:
     v = _finding(lambda r: 1.0, [min_cpus(8)]).judge(Rounds({}), Environment(17, 2, frozenset(), {}))
     assert v.status == "not applicable" and "8" in v.reason.en and "2" in v.reason.en
+
+
+@pytest.mark.parametrize("measured, values, status", [
+    (("trgm",), [1.0, 1.2, 0.9, 1.1, 1.0, 1.3], PARTIAL),  # holds where measured, two kinds unmeasured
+    (("trgm", "bigm", "pgroonga"), [1.0, 1.2, 0.9, 1.1, 1.0, 1.3], REPRODUCED),
+    (("trgm",), [-1.0, -1.2, -0.9, -1.1, -1.0, -1.3], CONTRADICTED),  # a counterexample on one kind
+    (("trgm",), [1.0, -1.0, 2.0, -2.0, 0.5, -0.5], INCONCLUSIVE),
+])
+def test_a_claim_over_every_kind_is_reproduced_only_in_part_on_some(measured, values, status) -> None:
+    scope = Scope({"bigm": "pg_bigm", "pgroonga": "PGroonga", "trgm": "pg_trgm"}, lambda e: e.raw["kinds"])
+    finding = Finding("F", Text("x", "x"), [Check(Measure(Text("a", "a"), lambda r: median(r.values("a", "v"))),
+                                                  Above(0))], over=scope)
+    v = finding.judge(_rounds({"a": values}), Environment(17, 2, frozenset(), {"kinds": list(measured)}))
+    assert v.status == status
+    if status == PARTIAL:
+        assert v.badge().en == "reproduced in part"
+        assert v.reason.en == "reproduced for pg_trgm; pg_bigm and PGroonga not measured here"
+        assert v.reason.ja == "pg_trgm で再現。pg_bigm と PGroonga はここでは測っていません"
+        assert v.deciding is v.checks[0]
 
 
 def test_undecided_names_what_more_rounds_could_decide() -> None:

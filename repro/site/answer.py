@@ -8,13 +8,14 @@ from docutils import nodes
 
 from .. import majors, registry
 from ..text import Text
-from ..verdict import CHANGED, CONTRADICTED, INCONCLUSIVE, NOT_APPLICABLE, ORIGINAL, REPRODUCED, Verdict
+from ..verdict import CHANGED, CONTRADICTED, INCONCLUSIVE, NOT_APPLICABLE, ORIGINAL, PARTIAL, REPRODUCED, Verdict
 from . import store
 from .nodes import Directive, doc_link
 from .words import WORDS
 
 GROUPS = [
     (REPRODUCED, Text("成り立つ", "Holds")),
+    (PARTIAL, Text("測った種類では成り立つ", "Holds for the kinds measured")),
     (CONTRADICTED, Text("成り立たない", "Does not hold")),
     (CHANGED, Text("その後のメジャーで変わった", "Changed since")),
     (INCONCLUSIVE, Text("まだ決まらない", "Undecided")),
@@ -51,6 +52,8 @@ class AnswerDirective(Directive):
                 p += doc_link(f"{chapter.title(lang)} {v.finding.id}", f"chapters/{name}")
                 p += nodes.Text(": " + v.finding.claim(lang))
                 notes = []
+                if v.status == PARTIAL and v.reason is not None:
+                    notes.append(v.reason(lang))
                 if v.status == NOT_APPLICABLE and v.lacking is not None:
                     notes.append(v.badge()(lang))
                 changes = later_change(name, v.finding.id, major, self.scale)

@@ -10,7 +10,7 @@ from sphinx.util.texescape import escape as tex_escape
 from .. import majors, pooling, registry
 from ..chapter import Table
 from ..text import Text
-from ..verdict import CHANGED, CONTRADICTED, INCONCLUSIVE, KIND, NOT_APPLICABLE, REPRODUCED, Finding, Verdict
+from ..verdict import CHANGED, CONTRADICTED, INCONCLUSIVE, KIND, NOT_APPLICABLE, PARTIAL, REPRODUCED, Finding, Verdict
 from . import store
 from .nodes import (ChapterDirective, Directive, details, details_summary, para, source_text, table_node,
                     verdict_badge)
@@ -29,12 +29,12 @@ class MajorsDirective(ChapterDirective):
                 _differences(name, shown, self.lang)]
 
 
-SYMBOL = {REPRODUCED: "✓", CONTRADICTED: "✗", CHANGED: "⇄", INCONCLUSIVE: "?", NOT_APPLICABLE: "–"}
+SYMBOL = {REPRODUCED: "✓", PARTIAL: "◐", CONTRADICTED: "✗", CHANGED: "⇄", INCONCLUSIVE: "?", NOT_APPLICABLE: "–"}
 OTHER_COMMIT, STALE = "*", "(!)"  # the legend (matrix.md, chapter pages) explains both
-LEGEND = Text("✓ 再現した、✗ 再現しなかった、⇄ 後のメジャーで変化、? 判定できず、– 対象外。値の前の番号は判定条件の番号です。"
+LEGEND = Text("✓ 再現した、◐ 一部で再現 (測った種類では再現し、測っていない種類がある)、✗ 再現しなかった、⇄ 後のメジャーで変化、? 判定できず、– 対象外。値の前の番号は判定条件の番号です。"
               "* はこのビルドと別のコミットで測った実行を含むセル、(!) は実験の別の版か別のスケールの実行だけのセルです。"
               "セルを開くと、判定、判定条件、95% 信頼区間、プールした実行の数が出ます。",
-              "✓ reproduced, ✗ contradicted, ⇄ changed in a later major, ? inconclusive, – not applicable. A number "
+              "✓ reproduced, ◐ reproduced in part (on the kinds measured; others were not measured), ✗ contradicted, ⇄ changed in a later major, ? inconclusive, – not applicable. A number "
               "before a value is the check's. * marks a cell resting on runs made at another commit than this "
               "build's, (!) one with only a run of another version of the experiment or another scale. Open a "
               "cell for the verdict, the check, the 95 % interval and the runs pooled.")

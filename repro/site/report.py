@@ -9,8 +9,8 @@ from docutils import nodes
 from .. import majors, pooling, registry
 from ..chapter import Table
 from ..text import Number, Text
-from ..verdict import (CHANGED, CONTRADICTED, INCONCLUSIVE, KINDS, MECHANISM, NOT_APPLICABLE, ORIGINAL, REPORT,
-                       REPRODUCED, SANITY, Verdict)
+from ..verdict import (CHANGED, CONTRADICTED, INCONCLUSIVE, KINDS, MECHANISM, NOT_APPLICABLE, ORIGINAL, PARTIAL,
+                       REPORT, REPRODUCED, SANITY, Verdict)
 from . import store
 from .answer import CHANGES_IN, later_change
 from .nodes import Directive, details, details_summary, doc_link, para, table_node, verdict_badge
@@ -73,7 +73,7 @@ class LedgerDirective(Directive):
 OTHER_MAJORS = "other_majors"  # not applicable because the finding is about other majors
 
 
-ORDER = (REPRODUCED, CONTRADICTED, CHANGED, pooling.DIFFERS, pooling.PARTLY, INCONCLUSIVE, NOT_APPLICABLE,
+ORDER = (REPRODUCED, PARTIAL, CONTRADICTED, CHANGED, pooling.DIFFERS, pooling.PARTLY, INCONCLUSIVE, NOT_APPLICABLE,
          OTHER_MAJORS, "missing")
 
 
