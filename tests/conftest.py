@@ -52,6 +52,7 @@ def chapter_result(name: str) -> tuple[dict[str, Any], bool]:
     return _done[name]
 
 
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by the mark
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.path.stem.startswith(MEASURING):
