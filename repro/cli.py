@@ -134,11 +134,13 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     chosen = [registry.get(args.name)] if args.name else list(registry.chapters().values())
     wanted = majors.parse_list(args.pg) if args.pg else None
     scale = scales.check(args.scale)
-    rows = []
+    rows, older = [], []
     for chapter in chosen:
         for major, pool in pooling.every_major(chapter, scale).items():
             if wanted is None or major in wanted:
                 rows += [pooling.row(pool, v) for v in pool.verdicts]
+                if not pool.runs and pool.left_out:  # the pages show such a run alone, marked (!)
+                    older.append(f"{chapter.name} on {majors.name(major)}")
     if args.json:
         print(json.dumps(rows, ensure_ascii=False, indent=1))
         return 0
@@ -147,6 +149,8 @@ def cmd_matrix(args: argparse.Namespace) -> int:
         interval = "" if r["low"] is None or r["low"] == r["high"] else f" [{r['low']:.4g}, {r['high']:.4g}]"
         print(f"{r['chapter']:14} {r['finding']:4} {majors.name(r['major']):>4}  {r['badge']:28} "
               f"{r['kind']:10} {r['runs']} runs, {r['rounds']:3} rounds  {value}{interval} {r['unit'] or ''}")
+    if older:
+        print(f"not pooled, only runs of another version of the experiment: {', '.join(older)}")
     return 0
 
 
