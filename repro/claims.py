@@ -26,7 +26,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from . import fingerprint, results
+from . import fingerprint, results, sizes
 from .chapter import Chapter
 from .errors import ReproError
 from .verdict import Finding
@@ -135,6 +135,38 @@ def register(chapter: Chapter, why: str, when: datetime | None = None, why_ja: s
 
 def _write(target: Path, data: dict[str, Any]) -> None:
     results.write_atomically(target, json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
+
+
+def size_differences(chapter: Chapter) -> dict[str, tuple[Any, Any]]:
+    """Per finding whose declared size (sizes.toml) differs from the registered one:
+    (registered, now)."""
+    register_, declared = load(chapter), {k: v.as_dict() for k, v in sizes.parse(chapter).items()}
+    return {fid: (register_.get(fid, {}).get("size", {}).get("declared"), declared.get(fid))
+            for fid in sorted(set(declared) | {k for k, v in register_.items() if "size" in v})
+            if register_.get(fid, {}).get("size", {}).get("declared") != declared.get(fid)}
+
+
+def register_sizes(chapter: Chapter, why: str = "", when: datetime | None = None) -> list[str]:
+    """Register the chapter's declared sizes with their date (only later runs count for a
+    magnitude verdict); a changed one keeps the old beside it and needs a reason."""
+    changed = size_differences(chapter)
+    register_ = load(chapter)
+    if any(old is not None for old, _ in changed.values()) and not why.strip():
+        raise ReproError("say why the sizes changed (--why)")
+    stamp = (when or datetime.now(timezone.utc)).isoformat(timespec="minutes")
+    for fid, (old, new) in changed.items():
+        entry = register_.setdefault(fid, {"revisions": []})
+        if old is not None:
+            entry.setdefault("size_revisions", []).append({**entry["size"], "replaced": stamp, "why": why})
+        entry["size"] = {"date": stamp, "declared": new}
+    if changed:
+        _write(path(chapter), register_)
+    return sorted(changed)
+
+
+def size_since(chapter: Chapter, fid: str) -> str | None:
+    """When the finding's size was registered: only runs that started after it count."""
+    return load(chapter).get(fid, {}).get("size", {}).get("date")
 
 
 def revisions(chapter: Chapter, fid: str) -> list[dict[str, Any]]:

@@ -284,7 +284,9 @@ def cmd_register(args: argparse.Namespace) -> int:
     from . import claims
     chapter = registry.get(args.name)
     changed = claims.register(chapter, args.why or "", why_ja=args.why_ja)
-    print(f"{chapter.name}: " + (f"registered {', '.join(changed)}" if changed else "the register is current"))
+    sized = claims.register_sizes(chapter, args.why or "")
+    print(f"{chapter.name}: " + (f"registered {', '.join(changed)}" if changed else "the register is current")
+          + (f"; the original's size of {', '.join(sized)}" if sized else ""))
     return 0
 
 

@@ -17,7 +17,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from . import claims, results
+from . import claims, results, sizes
 from .chapter import Chapter, Run
 from .text import Text
 from .majors import MAJORS, name as major_name
@@ -75,6 +75,22 @@ class Pool:
                     f"No run has started since the claim's revision of {since}.")))
         return found
 
+    @cached_property
+    def sizes(self) -> dict[str, sizes.Size]:
+        """Each finding's size beside the original's (repro/sizes.py), over the runs started
+        after its size was registered; none for a finding without a registered size, or not
+        applicable here."""
+        declared, found = sizes.parse(self.chapter), {}
+        for v in self.verdicts:
+            fid = v.finding.id
+            since = claims.size_since(self.chapter, fid)
+            if fid not in declared or since is None or v.status == NOT_APPLICABLE:
+                continue
+            runs = [r for r in self.counted(fid) if started(r) > datetime.fromisoformat(since)]
+            judged = v.finding.judge_runs([(r.rounds, r.environment) for r in runs]) if runs else v
+            found[fid] = sizes.judge(declared[fid], judged, len(runs))
+        return found
+
     def verdict(self, fid: str) -> Verdict:
         return next(v for v in self.verdicts if v.finding.id == fid)
 
@@ -130,7 +146,11 @@ def row(pool: Pool, v: Verdict) -> dict[str, Any]:
             "value": e.value if e else None, "low": e.low if e else None, "high": e.high if e else None,
             "holds_if": c.check.threshold.text(c.check.measure).en if c else None,
             "expected": v.finding.expected,
-            "to_decide": (c.to_decide().en if c and c.to_decide() else None)}
+            "to_decide": (c.to_decide().en if c and c.to_decide() else None),
+            **(pool.sizes[v.finding.id].as_dict() if v.finding.id in pool.sizes else dict.fromkeys(SIZE_FIELDS))}
+
+
+SIZE_FIELDS = ("original", "size", "size_ratio", "size_low", "size_high")
 
 
 # a finding over the majors with a result (`across`): besides the statuses, decided both ways

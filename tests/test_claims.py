@@ -29,6 +29,14 @@ def test_every_finding_is_registered_as_declared(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", CHAPTERS)
+def test_every_size_is_registered_as_declared(name: str) -> None:
+    """An original's size declared or changed in sizes.toml without `python -m repro register
+    NAME` fails here: like a threshold, it is fixed before the runs that judge it."""
+    changed = claims.size_differences(registry.get(name))
+    assert not changed, f"{name}: sizes changed without registering them: {', '.join(changed)}"
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
 def test_every_revision_says_when_and_why(name: str) -> None:
     for fid, entry in claims.load(registry.get(name)).items():
         assert entry["kind"] in KINDS, fid

@@ -8,6 +8,7 @@ Screenshots land in _build/screenshots/.
 from __future__ import annotations
 
 import html
+import json
 import os
 import re
 import shutil
@@ -25,8 +26,9 @@ from playwright.sync_api import Page, sync_playwright
 
 from conftest import chapter_result
 
-from repro import registry
+from repro import registry, sizes
 from repro.chapter import Run
+from repro.majors import DEFAULT_MAJOR
 from repro.site import store
 from repro.site.report import BUCKETS, KIND_SHORT, ORDER, bucket
 from repro.site.roles import run_numbers
@@ -436,6 +438,27 @@ def test_the_first_screen_answers_and_the_counts_agree(base_url, browser, lang: 
     assert len([x for x in listed if x.strip() not in ("(ありません)", "(none)")]) == changed_total
     if width < 1280:  # the counts' tables and their captions fit a phone's width
         assert page.eval_on_selector_all("table.repro-summary", WIDER_THAN_ITS_BOX) == []
+    page.close()
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+def test_the_sizes_on_the_front_page_and_the_matrix_are_those_of_repro_matrix_json(base_url, browser, lang: str) -> None:
+    """The front page's count of claims the same size as the original's (of those that
+    compare, on the default major) and the matrix's size marks are `repro matrix --json`'s."""
+    rows = json.loads(subprocess.run([sys.executable, "-m", "repro", "matrix", "--json"], cwd=ROOT, check=True,
+                                     capture_output=True, text=True).stdout)
+    here = [r for r in rows if r["major"] == DEFAULT_MAJOR and r["kind"] == "original"]
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(f"{base_url}/{lang}/index.html", wait_until="networkidle")
+    shown = {k: int(page.inner_text(f".repro-size-{k}")) for k in ("same", "n", "apart", "waiting")}
+    assert shown == {"same": sum(r["size"] == sizes.SAME for r in here),
+                     "n": sum(r["size"] in sizes.MARK for r in here),
+                     "apart": sum(r["size"] == sizes.NOT_COMPARABLE for r in here),
+                     "waiting": sum(r["size"] == sizes.NO_RUN for r in here)}, here
+    page.goto(f"{base_url}/{lang}/matrix.html", wait_until="networkidle")
+    marks = page.eval_on_selector_all(".repro-size-mark", "ms => ms.map(m => m.textContent.trim())")
+    assert {o: marks.count(m) for o, m in sizes.MARK.items()} == \
+        {o: sum(r["size"] == o for r in rows) for o in sizes.MARK}
     page.close()
 
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from docutils import nodes
 
+from .. import sizes
 from ..chapter import Run, Table
 from ..text import Number, Text
 from ..verdict import KIND, Finding, Verdict
@@ -68,6 +69,26 @@ def _original_cell(f: Finding, lang: str) -> nodes.Node:
     return cell
 
 
+def _size_cell(shown: store.Shown, fid: str, lang: str) -> nodes.Node:
+    """The effect's size beside the original's: the mark and its words, over the runs counted
+    since the size was registered."""
+    size = shown.pool.sizes.get(fid) if shown.pool is not None else None
+    if size is None:
+        return nodes.paragraph(text="—")
+    if size.why is not None:  # the reason, long, opens from the word
+        group = details(classes=["repro-size", "not-comparable"])
+        line = details_summary()
+        line += nodes.Text(sizes.OUTCOME[size.outcome](lang))
+        group += line
+        group += para(size.why(lang), ["repro-reason"])
+        return group
+    cell = nodes.paragraph(classes=["repro-size", size.outcome.replace(" ", "-")])
+    if size.outcome in sizes.MARK:
+        cell += nodes.strong(text=sizes.MARK[size.outcome] + " ")
+    cell += nodes.Text(size.text()(lang))
+    return cell
+
+
 def _pooled_cell(shown: store.Shown, v: Verdict, lang: str) -> nodes.Node:
     """What a pooled verdict rests on ("3 runs (17 rounds)"), and each run's own verdict,
     collapsed."""
@@ -120,10 +141,10 @@ class FindingsDirective(ChapterDirective):
             if shown.pool is None:
                 verdict += revised_after_note(shown.run, f.id, lang)
             rows.append([ident, claim, _original_cell(f, lang), _checks_cell(v, lang), verdict,
-                         _pooled_cell(shown, v, lang)])
+                         _size_cell(shown, f.id, lang), _pooled_cell(shown, v, lang)])
         table = Table(Text("知見と判定", "Findings and verdicts"),
-                      [WORDS[k] for k in ("finding", "claim", "original", "measured", "status", "pooled")],
-                      rows, Text.join([WORDS["interval"], WORDS["pooled_note"]], "", " "))
+                      [WORDS[k] for k in ("finding", "claim", "original", "measured", "status", "size", "pooled")],
+                      rows, Text.join([WORDS["interval"], WORDS["pooled_note"], sizes.POINT], "", " "))
         out = table_node(table, lang)
         out[0]["classes"].append("repro-findings")
         if shown.pool is not None and shown.pool.left_out:

@@ -57,7 +57,7 @@ def download_link(env: Any, text: str, path: Path, code: str | None = None) -> n
 
 
 MATRIX_FIELDS = ("chapter", "finding", "kind", "major", "status", "badge", "runs", "rounds", "check", "unit",
-                 "value", "low", "high", "holds_if", "expected", "to_decide")
+                 "value", "low", "high", "holds_if", "expected", "to_decide", *pooling.SIZE_FIELDS)
 
 
 class EverythingDirective(Directive):

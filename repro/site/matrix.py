@@ -7,7 +7,7 @@ import html
 from docutils import nodes
 from sphinx.util.texescape import escape as tex_escape
 
-from .. import majors, pooling, registry
+from .. import majors, pooling, registry, sizes
 from ..chapter import Table
 from ..text import Text
 from ..verdict import CHANGED, CONTRADICTED, INCONCLUSIVE, KIND, NOT_APPLICABLE, PARTIAL, REPRODUCED, Finding, Verdict
@@ -33,10 +33,13 @@ SYMBOL = {REPRODUCED: "✓", PARTIAL: "◐", CONTRADICTED: "✗", CHANGED: "⇄"
 OTHER_COMMIT, STALE = "*", "(!)"  # the legend (matrix.md, chapter pages) explains both
 LEGEND = Text("✓ 再現した、◐ 一部で再現 (測った種類では再現し、測っていない種類がある)、✗ 再現しなかった、⇄ 後のメジャーで変化、? 判定できず、– 対象外。値の前の番号は判定条件の番号です。"
               "* はこのビルドと別のコミットで測った実行を含むセル、(!) は実験の別の版か別のスケールの実行だけのセルです。"
+              "= ↓ ↑ ⇅ は、効果の大きさが原典と同じ、いまは小さい、いまは大きい、いまは逆向きであることを示します (原典と比べられる知見だけ)。"
               "セルを開くと、判定、判定条件、95% 信頼区間、プールした実行の数が出ます。",
               "✓ reproduced, ◐ reproduced in part (on the kinds measured; others were not measured), ✗ contradicted, ⇄ changed in a later major, ? inconclusive, – not applicable. A number "
               "before a value is the check's. * marks a cell resting on runs made at another commit than this "
-              "build's, (!) one with only a run of another version of the experiment or another scale. Open a "
+              "build's, (!) one with only a run of another version of the experiment or another scale. = ↓ ↑ ⇅: the "
+              "effect is the same size as the original's, smaller now, larger now, the other way now (comparable "
+              "findings only). Open a "
               "cell for the verdict, the check, the 95 % interval and the runs pooled.")
 
 
@@ -71,6 +74,11 @@ def _matrix_cell(shown: store.Shown, fid: str, lang: str) -> nodes.Node:
     line += nodes.raw("", tex_escape(badge_text), format="latex")  # the PDF: the verdict's name
     if mark := marks(shown):
         line += nodes.inline(text=f" {mark}", classes=["repro-mark"])
+    size = shown.pool.sizes.get(fid) if shown.pool is not None else None
+    if size is not None and size.outcome in sizes.MARK:  # the size beside the original's
+        words = html.escape(size.text()(lang), quote=True)
+        line += nodes.raw("", f' <span class="repro-size-mark" role="img" aria-label="{words}" title="{words}">'
+                              f'{sizes.MARK[size.outcome]}</span>', format="html")
     if number is not None:
         line += nodes.inline(text=f" {which}{number.format(lang, interval=False)}", classes=["repro-key-value"])
     cell += line
@@ -81,6 +89,8 @@ def _matrix_cell(shown: store.Shown, fid: str, lang: str) -> nodes.Node:
         cell += para(f"{which}{c.check.measure.label(lang)}: {c.number().format(lang)}", ["repro-reason"])
     if v.runs:
         cell += para(WORDS["pooled_cell"](lang).format(k=v.runs, r=v.rounds), ["repro-reason"])
+    if size is not None:
+        cell += para(size.text()(lang), ["repro-reason"])
     if shown.pool is None:
         cell += revised_after_note(shown.run, fid, lang)
     return cell

@@ -2,11 +2,13 @@
 matrix of every chapter, and the list of sources."""
 from __future__ import annotations
 
+import math
+import re
 from typing import Any
 
 from docutils import nodes
 
-from .. import majors, pooling, registry
+from .. import majors, pooling, registry, sizes
 from ..chapter import Table
 from ..text import Number, Text
 from ..verdict import (CHANGED, CONTRADICTED, INCONCLUSIVE, KINDS, MECHANISM, NOT_APPLICABLE, ORIGINAL, PARTIAL,
@@ -159,9 +161,59 @@ class SummaryDirective(Directive):
                 item += nodes.paragraph(text=text(lang))
                 items += item
             out.append(items)
+        out += _sizes(self.site_major, self.scale, lang)
         if stored:
             out.append(para(WORDS["summary_stored"](lang), ["repro-source"]))
         return out
+
+
+LARGEST = 3  # the largest changes of size the front page names
+
+
+def size_counts(major: float, scale: str) -> tuple[list[tuple[str, Any, Any]], dict[str, int]]:
+    """The claims of the original with a size beside the original's on a major: (chapter,
+    finding, size) for each comparable one, and how many are not comparable or have no run
+    since their size was registered."""
+    comparable, other = [], {sizes.NOT_COMPARABLE: 0, sizes.NO_RUN: 0}
+    for name, chapter in registry.chapters().items():
+        shown = store.current(name, major, scale)
+        for f in chapter.findings:
+            size = shown.pool.sizes.get(f.id) if shown.pool is not None and f.kind == ORIGINAL else None
+            if size is None:
+                continue
+            if size.comparable:
+                comparable.append((name, f, size))
+            else:
+                other[size.outcome] += 1
+    return comparable, other
+
+
+def _sizes(major: float, scale: str, lang: str) -> list[nodes.Node]:
+    """How many comparable claims are the same size as the original's, and the largest changes."""
+    comparable, other = size_counts(major, scale)
+    same = sum(size.outcome == sizes.SAME for _, _, size in comparable)
+    count = nodes.paragraph(classes=["repro-size-count"])
+    values = {"major": majors.name(major), "same": same, "n": len(comparable),
+              "apart": other[sizes.NOT_COMPARABLE], "waiting": other[sizes.NO_RUN]}
+    for i, piece in enumerate(re.split(r"\{(\w+)\}", WORDS["sizes_count"](lang))):
+        # the numbers in spans of their own: the site check reads them
+        count += nodes.inline(text=str(values[piece]), classes=[f"repro-size-{piece}"]) if i % 2 else nodes.Text(piece)
+    count += nodes.Text(" " + sizes.POINT(lang))
+    out: list[nodes.Node] = [nodes.rubric(text=WORDS["sizes_head"](lang)), count]
+    changes = sorted((c for c in comparable if c[2].outcome != sizes.SAME),
+                     key=lambda c: -abs(math.log(abs(c[2].ratio))) if c[2].ratio else -math.inf)
+    if changes:
+        out.append(para(WORDS["sizes_largest"](lang)))
+        items = nodes.bullet_list(classes=["repro-size-list"])
+        for name, f, size in changes[:LARGEST]:
+            item = nodes.list_item()
+            p = nodes.paragraph()
+            p += doc_link(f"{registry.get(name).title(lang)} {f.id}", f"chapters/{name}")
+            p += nodes.Text(f": {f.claim(lang)} — {sizes.MARK[size.outcome]} {size.text()(lang)}")
+            item += p
+            items += item
+        out.append(items)
+    return out
 
 
 class EnvironmentDirective(Directive):

@@ -11,6 +11,14 @@ WORDS = {
     "condition": Text("条件", "holds if"),
     "status": Text("判定", "Verdict"),
     "pooled": Text("プールした実行", "Runs pooled"),
+    "size": Text("原典との大きさ", "Size vs the original"),
+    "sizes_head": Text("効果の大きさは原典と同じか", "Is the effect as large as the original's?"),
+    "sizes_count": Text("{major} で原典と大きさを比べられる原典の主張 {n} 件のうち、{same} 件が原典と同じ大きさです "
+                        "(比べられない主張 {apart} 件、大きさの登録の後の実行がまだない主張 {waiting} 件)。",
+                        "On {major}, {same} of the {n} claims of the original whose size compares with the "
+                        "original's are the same size ({apart} do not compare; {waiting} have no run since their "
+                        "size was registered)."),
+    "sizes_largest": Text("大きさがいちばん変わった主張:", "The largest changes of size:"),
     "pooled_cell": Text("{k} 回の実行 ({r} ラウンド)", "{k} runs ({r} rounds)"),
     "alone": Text("この実行だけ (現在の実験の実行ではありません)", "this run alone (not a run of the current experiment)"),
     "before_revision": Text("主張の改訂より前 (数えない)", "before the claim's revision (not counted)"),
