@@ -180,8 +180,9 @@ FINDINGS = [
                        "Read TPS grows with clients up to the CPU count and is flat beyond it (this major and 9.6)"),
             [Check(_read_grows(s), Above(SCALES_TO)) for s in (THIS, REFERENCE)]
             + [Check(_read_levels(s), Between(*FLAT)) for s in (THIS, REFERENCE)],
-            original=Text("32 コア: 9.6.6、10.1 とも 32 クライアントまで伸び、その先 96 まで横ばい (グラフのみ)",
-                          "32 cores: 9.6.6 and 10.1 both grew up to 32 clients and stayed flat up to 96 (graph only)"),
+            original=Text("32 コア: 9.6.6、10.1 ともクライアント数とともに伸び、コア数を超えたあたりで頭打ち (グラフのみ)",
+                          "32 cores: 9.6.6 and 10.1 both grew with the clients and levelled off a little above the core "
+                          "count (graph only)"),
             cite=Cite("004", Text("4.5 節、図 4.2", "section 4.5, figure 4.2")),
             requires=[AGAINST_9_6, BESIDE, KNEE_MEASURED]),
     Finding("F2", Text("参照系の TPS は 9.6 と大きくは変わらない",
@@ -194,8 +195,9 @@ FINDINGS = [
     Finding("F3", Text(f"コア数を超えるクライアント数 ({MANY} 以上) では、更新系の TPS が 9.6 より低い",
                        f"Above the core count ({MANY} clients and more), update TPS is lower than 9.6's"),
             [Check(_versus(UPDATE, "most"), Below(SLOWER))],
-            original=Text("32 コア: コア数までは同程度、48 クライアント以上で 9.6.6 が上、最大 TPS も 9.6.6 が大きく上 (グラフのみ)",
-                          "32 cores: level up to the core count; from 48 clients 9.6.6 ahead, and its maximum TPS much higher (graph only)"),
+            original=Text("32 コア: コア数を超えたあたりのクライアント数から差が出て、最大 TPS は 9.6.6 が 10.1 を大きく上回る (グラフのみ)",
+                          "32 cores: a gap opens at client counts a little above the core count, and 9.6.6's maximum TPS "
+                          "is far above 10.1's (graph only)"),
             cite=Cite("004", Text("4.7 節、図 4.3", "section 4.7, figure 4.3")),
             requires=[AGAINST_9_6, BESIDE, ORIGINAL_CURVE],
             # not expected on 2 CPUs: the original's effect needs dozens of running backends
