@@ -30,9 +30,15 @@ def build_dir() -> Path:
     return Path(os.environ.get("REPRO_RESULTS", ROOT / "_build" / "results"))
 
 
+def history() -> Path:
+    """The repository's stored results (results/): the project's runs, and contributed ones
+    in a folder per machine."""
+    return ROOT / "results"
+
+
 def stored_dirs() -> list[Path]:
     extra = [Path(p) for p in os.environ.get("RESULTS", "").split(os.pathsep) if p]
-    return [ROOT / "results", *extra]
+    return [history(), *extra]
 
 
 def path_for(chapter: str, major: float, scale: str, target: str = "container") -> Path:
@@ -95,7 +101,7 @@ def archive(doc: dict[str, Any], machine: str | None = None) -> Path:
     the project's own machines, results/NAME/MACHINE/ for a contributed run (its machine
     named in its provenance; the pages pool it apart)."""
     stamp = doc["provenance"]["started"][:19].replace(":", "").replace("-", "")
-    folder = ROOT / "results" / doc["chapter"]
+    folder = history() / doc["chapter"]
     if machine is not None:
         doc = {**doc, "provenance": {**doc["provenance"], "machine": machine}}
         folder = folder / machine
@@ -105,7 +111,7 @@ def archive(doc: dict[str, Any], machine: str | None = None) -> Path:
 def machines(chapter: str) -> dict[str, list[tuple[Path, dict[str, Any]]]]:
     """Contributed runs of a chapter, by machine (results/NAME/MACHINE/)."""
     found: dict[str, list[tuple[Path, dict[str, Any]]]] = {}
-    for folder in sorted(p for p in (ROOT / "results" / chapter).glob("*") if p.is_dir()):
+    for folder in sorted(p for p in (history() / chapter).glob("*") if p.is_dir()):
         for path in sorted(folder.glob("pg*.json")):
             try:
                 doc = load(path, chapter)

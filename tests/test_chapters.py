@@ -217,3 +217,22 @@ def test_readme_lists_every_chapter() -> None:
     from repro.readme import block, chapter_names
     assert block(chapter_names(ROOT)) in (ROOT / "README.md").read_text()
     assert chapter_names(ROOT) == CHAPTERS
+
+
+def test_a_contributed_run_is_pooled_apart_by_machine(tmp_path, monkeypatch) -> None:
+    """`repro archive --machine NAME` keeps a run in results/CHAPTER/NAME/: the pages list it
+    by machine, pooled apart from the project's runs and other machines'."""
+    from repro import results
+    from repro.site.machines import machine_rows
+    doc, _ = chapter_result("eic")
+    monkeypatch.setattr(results, "history", lambda: tmp_path)
+    for machine, copies in (("laptop", 2), ("big-server", 1)):
+        for i in range(copies):
+            started = f"2026-01-0{i + 1}T00:00:00+00:00"
+            results.archive({**doc, "provenance": {**doc["provenance"], "started": started}}, machine)
+    rows = {(r["machine"], r["major"]): r for r in machine_rows(["eic"], doc["scale"])}
+    assert set(rows) == {("laptop", doc["major"]), ("big-server", doc["major"])}
+    assert rows["laptop", doc["major"]]["runs"] == 2 and rows["big-server", doc["major"]]["runs"] == 1
+    assert sum(rows["laptop", doc["major"]]["verdicts"].values()) == len(registry.get("eic").findings)
+    assert not [p for p, _ in results.files("eic", build=False) if tmp_path in p.parents], \
+        "a contributed run is not one of the project's"

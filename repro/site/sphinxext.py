@@ -4,7 +4,8 @@ its own (ARCHITECTURE.md draws them):
 
 - chapter_page: repro-status, repro-findings, repro-rounds; pieces: repro-table,
   repro-chart; matrix: repro-majors, repro-matrix; provenance: repro-provenance;
-  downloads: repro-download (MyST: ```{repro-findings} auto_explain```);
+  downloads: repro-download, repro-downloads; machines: repro-machines, the contributed runs
+  (MyST: ```{repro-findings} auto_explain```);
 - report: the report's own pages (repro-ledger, repro-summary, repro-environment,
   repro-sources); answer: the front page's first screen (repro-answer); roles: {repro-num}`chapter:key`, {repro-source}`004`,
   {repro-repository}`text`;
@@ -29,6 +30,7 @@ from .answer import AnswerDirective
 from .chapter_page import FindingsDirective, RoundsDirective, StatusDirective
 from .downloads import DownloadDirective, EverythingDirective
 from .html_hooks import OneIdPerElement, check_diagrams, describe_page, write_sitemap
+from .machines import MachinesDirective
 from .matrix import MajorsDirective, MatrixDirective
 from .nodes import (depart_details_html, depart_plain, depart_summary_html, depart_summary_latex, details,
                     details_summary, visit_details_html, visit_plain, visit_summary_html,
@@ -61,7 +63,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
             ("repro-ledger", LedgerDirective), ("repro-matrix", MatrixDirective),
             ("repro-environment", EnvironmentDirective), ("repro-sources", SourcesDirective),
             ("repro-summary", SummaryDirective), ("repro-answer", AnswerDirective),
-            ("repro-downloads", EverythingDirective)):
+            ("repro-downloads", EverythingDirective), ("repro-machines", MachinesDirective)):
         app.add_directive(name, directive)
     app.add_node(details, html=(visit_details_html, depart_details_html),
                  latex=(visit_plain, depart_plain), text=(visit_plain, depart_plain))
