@@ -89,7 +89,7 @@ def _matrix_cell(shown: store.Shown, fid: str, lang: str) -> nodes.Node:
         cell += para(f"{which}{c.check.measure.label(lang)}: {c.number().format(lang)}", ["repro-reason"])
     if v.runs:
         cell += para(WORDS["pooled_cell"](lang).format(k=v.runs, r=v.rounds), ["repro-reason"])
-    if size is not None:
+    if size is not None and size.comparable:  # why one is not comparable: on the chapter's page
         cell += para(size.text()(lang), ["repro-reason"])
     if shown.pool is None:
         cell += revised_after_note(shown.run, fid, lang)
