@@ -164,9 +164,10 @@ def register_sizes(chapter: Chapter, why: str = "", when: datetime | None = None
     return sorted(changed)
 
 
-def size_since(chapter: Chapter, fid: str) -> str | None:
-    """When the finding's size was registered: only runs that started after it count."""
-    return load(chapter).get(fid, {}).get("size", {}).get("date")
+def size_since(register: dict[str, Any], fid: str) -> str | None:
+    """When the finding's size was registered (in a loaded register): only runs that started
+    after it count."""
+    return register.get(fid, {}).get("size", {}).get("date")
 
 
 def revisions(chapter: Chapter, fid: str) -> list[dict[str, Any]]:

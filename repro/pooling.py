@@ -80,10 +80,10 @@ class Pool:
         """Each finding's size beside the original's (repro/sizes.py), over the runs started
         after its size was registered; none for a finding without a registered size, or not
         applicable here."""
-        declared, found = sizes.parse(self.chapter), {}
+        declared, register, found = sizes.parse(self.chapter), claims.load(self.chapter), {}
         for v in self.verdicts:
             fid = v.finding.id
-            since = claims.size_since(self.chapter, fid)
+            since = claims.size_since(register, fid)
             if fid not in declared or since is None or v.status == NOT_APPLICABLE:
                 continue
             runs = [r for r in self.counted(fid) if started(r) > datetime.fromisoformat(since)]
