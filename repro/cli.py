@@ -167,7 +167,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     for f in found["findings"]:
         mark = "same verdict" if f["same_verdict"] else "DIFFERENT VERDICT"
         print(f"  {f['finding']} [{f['kind']}] this machine: {f['this_machine']}; published: {f['published']} "
-              f"({f['published_runs']} runs) — {mark}{'; values differ' if f['differ'] else ''}")
+              f"({f['published_runs']} run{'' if f['published_runs'] == 1 else 's'}) — {mark}{'; values differ' if f['differ'] else ''}")
         for c in f["checks"]:
             def shown(e: dict[str, Any]) -> str:
                 if e["value"] is None:

@@ -69,22 +69,34 @@ def summarize(raw: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
     r = Rounds(raw)
     return {{"tps": {{c: median(r.values(c, "tps")) for c in ("on", "off")}}}}
 ''',
-    "findings.py": '''"""The findings: each a statistic of the rounds against a threshold (replace)."""
+    "findings.py": '''"""The findings: each a statistic of the rounds against a threshold (replace); their
+words (claim, the original's number, where in the source) are in findings.toml."""
 from __future__ import annotations
 
 from ...text import Text
-from ...verdict import Above, Check, Finding, Measure
+from ...verdict import Above, Check, Measure
+from ...wording import Wording
 from .analysis import gain
 
 GAIN_PCT = 10.0  # set it from repeated runs, and say how many held
 
+WORDS = Wording.beside(__file__)
+
 FINDINGS = [
-    Finding("F1", Text("synchronous_commit = off で TPS が 10 % を超えて上がる",
-                       "synchronous_commit = off raises TPS by more than 10 %"),
-            [Check(Measure(Text("TPS の変化 (off ÷ on)", "TPS change (off over on)"), gain, "%", 1,
-                           signed=True), Above(GAIN_PCT))],
-            original=Text("(原典の値)", "(the original's value)")),
+    WORDS.finding("F1",
+                  [Check(Measure(Text("TPS の変化 (off ÷ on)", "TPS change (off over on)"), gain, "%", 1,
+                                 signed=True), Above(GAIN_PCT))]),
 ]
+''',
+    "findings.toml": '''# The words of each finding of this chapter, in both languages: its claim, the original's
+# number and where in the source it stands (source: the id in original.toml). How each is
+# judged is in findings.py (repro/wording.py reads this file).
+
+[F1]
+claim.ja = "synchronous_commit = off で TPS が 10 % を超えて上がる"
+claim.en = "synchronous_commit = off raises TPS by more than 10 %"
+original.ja = "(原典の値)"
+original.en = "(the original's value)"
 ''',
     "page.py": '''"""What the page shows (replace)."""
 from __future__ import annotations

@@ -19,6 +19,7 @@ from repro.chapter import SCALES, Run
 from repro.stats import Rounds
 from repro.verdict import (CHANGED, CONTRADICTED, NOT_APPLICABLE, REPRODUCED, SANITY, Above, Below, Between,
                            Check, Environment, Measure)
+from repro.wording import Wording
 
 ROOT = Path(__file__).resolve().parent.parent
 CHAPTERS = sorted(registry.chapters())
@@ -46,6 +47,10 @@ def test_chapter_is_wired(name: str) -> None:
     assert (ROOT / "tests" / f"test_chapter_{name}.py").exists()
     assert f"chapters/{name}\n" in (ROOT / "docs" / "index.md").read_text()
     assert len({f.id for f in chapter.findings}) == len(chapter.findings)
+    words = Wording(chapter.package / "findings.toml", {})
+    assert set(words.entries) == {f.id for f in chapter.findings}, "each finding has its words, and only findings"
+    cited = {f.cite.source for f in chapter.findings if f.cite}
+    assert cited <= {s["id"] for s in chapter.original["sources"]}, "a finding cites a source the chapter lists"
 
 
 def _sides(threshold) -> tuple[float, float]:

@@ -7,14 +7,17 @@ import pytest
 from scipy import stats as scipy_stats
 
 from repro import results
+from repro.errors import ReproError
 from repro.lab.measure import Plan, Progress, rotated, run_rounds
 from repro.lab.pgtools import parse_test_fsync, parse_test_timing
 from repro.lab.wal import lsn, lsn_text, spelled
 from repro.lab.waits import CpuReading, container_share, cpu_split, parse_cpu_reading
+from repro.site.provenance import role_label
 from repro.stats import BETWEEN_RUNS, Rounds, estimate, median, paired_change
 from repro.text import Number, Text
 from repro.verdict import (CONTRADICTED, INCONCLUSIVE, PARTIAL, REPRODUCED, Above, Below, Between, Check,
                            Environment, Finding, Measure, Scope, min_cpus, undecided)
+from repro.wording import Wording
 
 
 @pytest.mark.parametrize("number, lang, text", [
@@ -325,3 +328,25 @@ def test_fulltext_apply_share_is_the_servers_spans_and_nothing_from_an_older_tim
     assert apply_share(Rounds({"rounds": {PUBLISHER_INGEST: spans}})) == pytest.approx((0.8 + 1 / 1.001) / 2)
     host_timed = [{"round": 0, "tps": 2400.0, "apply_rate": 2300.0}]
     assert apply_share(Rounds({"rounds": {PUBLISHER_INGEST: host_timed}})) is None
+
+
+def test_a_stored_role_label_is_written_in_the_sites_spelling() -> None:
+    assert role_label({"ja": "サブスクライバ", "en": "subscriber"}) == Text("サブスクライバー", "subscriber")
+    assert role_label({"ja": "パブリッシャー", "en": "publisher"}).ja == "パブリッシャー"
+    assert role_label("primary") == Text("primary", "primary")
+
+
+def test_wording_fills_values_and_refuses_what_it_cannot_use(tmp_path) -> None:
+    words = tmp_path / "findings.toml"
+    words.write_text('[F1]\nclaim.ja = "{MANY} 人"\nclaim.en = "{MANY} people"\nsource = "004"\n'
+                     'where.ja = "表 1"\nwhere.en = "table 1"\n')
+    finding = Wording(words, {"MANY": 10}).finding("F1", [])
+    assert finding.claim == Text("10 人", "10 people") and finding.original is None
+    assert finding.cite.source == "004" and finding.cite.where.en == "table 1"
+    with pytest.raises(ReproError, match="MANY"):
+        Wording(words, {}).finding("F1", [])
+    with pytest.raises(ReproError, match="no entry"):
+        Wording(words, {"MANY": 10}).finding("F2", [])
+    words.write_text('[F1]\nclaim.ja = "x"\nclaim.en = "x"\ncited = "004"\n')
+    with pytest.raises(ReproError, match="unknown keys cited"):
+        Wording(words, {})

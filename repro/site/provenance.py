@@ -1,6 +1,7 @@
 """Where, when and with what a result was measured (repro-provenance)."""
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from docutils import nodes
@@ -31,6 +32,18 @@ PROVENANCE = [
     ("code", Text("コード (git コミット、実験のハッシュ)", "Code (git commit, experiment hash)")),
     ("params", Text("スケールのパラメーター", "Scale parameters")),
 ]
+
+
+# The site writes these katakana words with the long vowel mark; a server's role label is
+# stored in each result as its experiment wrote it (fulltext's said サブスクライバ until its
+# experiment next changes: editing it now would start that chapter's history again).
+_SPELLING = re.compile("(サブスクライバ|パブリッシャ)(?!ー)")
+
+
+def role_label(role: dict[str, str] | str) -> Text:
+    """A server's role as the page writes it, from the label stored with the run."""
+    text = Text(**role) if isinstance(role, dict) else Text(role, role)
+    return Text(_SPELLING.sub(r"\1ー", text.ja), text.en)
 
 
 def provenance_values(doc: dict[str, Any]) -> dict[str, Any]:
@@ -73,7 +86,7 @@ class ProvenanceDirective(ChapterDirective):
             settings = ", ".join(f"{k}={v}" for k, v in s["settings"].items())
             if absent := ", ".join(s.get("absent_settings", [])):
                 settings += ABSENT(self.lang).format(names=absent, major=majors.name(run.major))
-            role = Text(**s["role"]) if isinstance(s["role"], dict) else Text(s["role"], s["role"])
+            role = role_label(s["role"])
             rows.append([Text(f"設定: {role.ja}", f"Settings: {role.en}"), settings])
         table = Table(Text("実行環境と来歴", "Provenance"), [Text("項目", "Item"), Text("値", "Value")],
                       rows)

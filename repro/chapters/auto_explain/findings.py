@@ -12,7 +12,8 @@ from functools import cache
 
 from ...stats import Rounds, median
 from ...text import Text
-from ...verdict import Above, Below, Between, Check, Cite, Finding, Measure, Requirement, own_server
+from ...verdict import Above, Below, Between, Check, Measure, Requirement, own_server
+from ...wording import Wording
 from .analysis import change, changes
 
 ACROSS_SERVERS_PCT = 20.0  # comparing two servers by alternating runs
@@ -91,82 +92,39 @@ def _timing_off_share(query: str) -> Measure:
                    statistic, "×", 2)
 
 
+WORDS = Wording.beside(__file__)
+
 FINDINGS = [
-    Finding("F1", Text("auto_explain を読み込むだけ (ログ出力なし) のコストは、このマシンで見分けられる ±20 % より小さい",
-                       "Loading auto_explain without logging costs less than this machine can tell "
-                       "apart (±20 %)"),
-            [Check(change_measure("limit/preloaded"), Between(-ACROSS_SERVERS_PCT, ACROSS_SERVERS_PCT))],
-            original=Text("+0.9 % (0.110 → 0.111 ms)", "+0.9 % (0.110 → 0.111 ms)"),
-            cite=Cite("000", Text("「auto_explain をロードすることによる影響検証」の表",
-                                  "the table under \"testing the effect of loading auto_explain\"")),
-            requires=[TWIN]),
-    Finding("F2", Text("ANALYZE なしの EXPLAIN のコストは両クエリで見分けられない (1 行 ±10 %、count ±15 % 以内)",
-                       "EXPLAIN without ANALYZE costs nothing this machine can tell apart on either "
-                       "query (within ±10 % on 1 row, ±15 % on the count)"),
-            [_within("limit/explain", NEGLIGIBLE_PCT),
-             _within("count_parallel/explain", COUNT_NEGLIGIBLE_PCT),
-             _within("count_serial/explain", COUNT_NEGLIGIBLE_PCT)],
-            original=Text("+0.9 %、+0.05 %、+1.4 %", "+0.9 %, +0.05 %, +1.4 %"),
-            cite=Cite("000", Text("「auto_explain と処理行数による影響検証」の表",
-                                  "the table under \"testing the effect of auto_explain and the rows processed\"")),
-            requires=[SESSION_LOADED]),
-    Finding("F3", Text("log_analyze のコストは処理行数とともに増える: 1 行のクエリでは ±10 % 以内、"
-                       "100 万行の count では何もログしなくても +30 % を超える",
-                       "log_analyze costs grow with the rows processed: within ±10 % on the 1-row "
-                       "query, above +30 % on the 1e6-row count even though nothing is logged"),
-            [_within("limit/analyze", NEGLIGIBLE_PCT),
-             Check(change_measure("count_parallel/analyze"), Above(LARGE_PCT)),
-             Check(change_measure("count_serial/analyze"), Above(LARGE_PCT))],
-            original=Text("+0.9 %、+69.9 %、+89.7 %", "+0.9 %, +69.9 %, +89.7 %"),
-            cite=Cite("000", Text("「auto_explain と処理行数による影響検証」の表",
-                                  "the table under \"testing the effect of auto_explain and the rows processed\"")),
-            requires=[SESSION_LOADED]),
-    Finding("F4", Text("パラレルクエリなしの方が ANALYZE のオーバーヘッドが大きい",
-                       "Without parallel query the analyze overhead is larger than with it"),
-            [Check(Measure(Text("count: 並列なしでの変化 − 並列ありでの変化", "count: serial overhead − parallel overhead"),
-                           _serial_minus_parallel, "pt", 1, signed=True), Above(0))],
-            original=Text("+89.7 % 対 +69.9 %", "+89.7 % vs +69.9 %"),
-            cite=Cite("000", Text("「auto_explain と処理行数による影響検証」の表",
-                                  "the table under \"testing the effect of auto_explain and the rows processed\"")),
-            requires=[SESSION_LOADED]),
-    Finding("F5", Text("log_timing = off で ANALYZE のオーバーヘッドの半分以上が消える",
-                       "log_timing = off removes more than half of the analyze overhead"),
-            [Check(_timing_off_share("count_parallel"), Below(0.5)),
-             Check(_timing_off_share("count_serial"), Below(0.5))],
-            original=Text("+8.3 % 対 +69.9 %、+11.9 % 対 +89.7 %",
-                          "+8.3 % vs +69.9 %, +11.9 % vs +89.7 %"),
-            cite=Cite("000", Text("「auto_explain と処理行数による影響検証」の表",
-                                  "the table under \"testing the effect of auto_explain and the rows processed\"")),
-            requires=[SESSION_LOADED]),
-    Finding("F6", Text("すべての文の計画をログに出力すると短い文では +10 % を超えるコストがかかり、10 ms の閾値なら ±15 % 以内",
-                       "Logging the plan of every statement costs more than +10 % on short "
-                       "statements, while a 10 ms threshold stays within ±15 %"),
-            [Check(change_measure("limit/explain_log"), Above(LOGGING_PCT)),
-             Check(change_measure("tpcb/log_all"), Above(LOGGING_PCT)),
-             _within("tpcb/threshold", TPCB_PCT)],
-            original=Text("+30.4 % (1 行)、+25.8 % (TPC-B)、閾値 +0.8 %",
-                          "+30.4 % (1 row), +25.8 % (TPC-B), threshold +0.8 %"),
-            cite=Cite("001", Text("「记录每个查询计划」と「仅记录最慢的查询」の節 (TPC-B、基準は「基准测试」"
-                                  "の節)。1 行の +30.4 % は原典 000 の「auto_explain の結果出力有無の影響検証」"
-                                  "の表",
-                                  "the sections \"logging every query plan\" and \"logging only the slowest "
-                                  "queries\" (TPC-B; the baseline under \"benchmark\"); the 1-row +30.4 % is in "
-                                  "source 000, the table under \"testing the effect of auto_explain's output, on "
-                                  "or off\"")),
-            requires=[LOGGING]),
-    Finding("F7", Text("閾値つきなら timing ありの analyze も TPC-B で ±15 % 以内、buffers・verbose・JSON などを"
-                       "足しても ±10 % を超えない",
-                       "With a threshold, analyze with timing stays within ±15 % on TPC-B, and "
-                       "buffers, verbose, JSON and the rest add no more than ±10 % on top"),
-            [_within("tpcb/analyze_timing", TPCB_PCT),
-             Check(change_measure("tpcb/everything", "tpcb/analyze_timing",
-                                  Text("すべてのオプション ÷ timing ありの analyze", "every option over analyze with timing")),
-                   Between(-OPTIONS_PCT, OPTIONS_PCT))],
-            original=Text("+2.2 %、すべてのオプションで +1.7 % (timing ありの analyze に対し -0.4 %)",
-                          "+2.2 %; every option +1.7 % (−0.4 % against analyze with timing)"),
-            cite=Cite("001", Text("「时间记录的开销」と「buffers、verbose 等等的开销」の節 (基準は「基准测试」"
-                                  "の節)",
-                                  "the sections \"the overhead of timing\" and \"the overhead of buffers, verbose "
-                                  "and so on\" (the baseline under \"benchmark\")")),
-            requires=[LOGGING]),
+    WORDS.finding("F1",
+                  [Check(change_measure("limit/preloaded"), Between(-ACROSS_SERVERS_PCT, ACROSS_SERVERS_PCT))],
+                  requires=[TWIN]),
+    WORDS.finding("F2",
+                  [_within("limit/explain", NEGLIGIBLE_PCT),
+                   _within("count_parallel/explain", COUNT_NEGLIGIBLE_PCT),
+                   _within("count_serial/explain", COUNT_NEGLIGIBLE_PCT)],
+                  requires=[SESSION_LOADED]),
+    WORDS.finding("F3",
+                  [_within("limit/analyze", NEGLIGIBLE_PCT),
+                   Check(change_measure("count_parallel/analyze"), Above(LARGE_PCT)),
+                   Check(change_measure("count_serial/analyze"), Above(LARGE_PCT))],
+                  requires=[SESSION_LOADED]),
+    WORDS.finding("F4",
+                  [Check(Measure(Text("count: 並列なしでの変化 − 並列ありでの変化", "count: serial overhead − parallel overhead"),
+                                 _serial_minus_parallel, "pt", 1, signed=True), Above(0))],
+                  requires=[SESSION_LOADED]),
+    WORDS.finding("F5",
+                  [Check(_timing_off_share("count_parallel"), Below(0.5)),
+                   Check(_timing_off_share("count_serial"), Below(0.5))],
+                  requires=[SESSION_LOADED]),
+    WORDS.finding("F6",
+                  [Check(change_measure("limit/explain_log"), Above(LOGGING_PCT)),
+                   Check(change_measure("tpcb/log_all"), Above(LOGGING_PCT)),
+                   _within("tpcb/threshold", TPCB_PCT)],
+                  requires=[LOGGING]),
+    WORDS.finding("F7",
+                  [_within("tpcb/analyze_timing", TPCB_PCT),
+                   Check(change_measure("tpcb/everything", "tpcb/analyze_timing",
+                                        Text("すべてのオプション ÷ timing ありの analyze", "every option over analyze with timing")),
+                         Between(-OPTIONS_PCT, OPTIONS_PCT))],
+                  requires=[LOGGING]),
 ]

@@ -14,7 +14,8 @@ from functools import cache
 from typing import Any
 
 from ...text import Text
-from ...verdict import Above, Below, Between, Change, Check, Cite, Finding, Measure, majors, min_cpus
+from ...verdict import Above, Below, Between, Change, Check, Measure, majors, min_cpus
+from ...wording import Wording
 from .analysis import mean_kb, per_block
 
 SLOWER = 1.2  # a cold time ratio above this is slower; below it, not slower
@@ -56,56 +57,34 @@ READ_STREAM_CHANGE = Change(READ_STREAM, Text("ビットマップヒープスキ
 
 FROM_18 = majors(READ_STREAM, why=Text("読み込みストリームは 18 からです。", "The read stream came in 18."))
 
+WORDS = Wording.beside(__file__)
+
 FINDINGS = [
-    Finding("F1", Text("eic = 1 のビットマップヒープスキャンは、ヒープブロックごとに 8 kB の POSIX_FADV_WILLNEED を 1 回発行する",
-                       "With eic = 1 the bitmap heap scan issues one 8 kB POSIX_FADV_WILLNEED per heap block"),
-            [Check(WILLNEED_PER_BLOCK, Between(0.9, 1.1)), Check(WILLNEED_KB, Between(7.9, 8.1))],
-            original=Text("strace: 連続したオフセットへの fadvise64(…, 8192, POSIX_FADV_WILLNEED)",
-                          "strace: fadvise64(…, 8192, POSIX_FADV_WILLNEED) on consecutive offsets"),
-            cite=Cite("002", Text("「実際に試してみる」の節、eic = 1 の strace 出力",
-                                  "the section \"trying it out\", the strace output at eic = 1")),
-            changed_in=READ_STREAM_CHANGE),
-    Finding("F2", Text("eic = 1 ではデバイスへの読み込み要求が eic = 0 の 10 分の 1 より小さい (先読みが効かない)",
-                       "With eic = 1 the device's read requests are less than a tenth of the size they "
-                       "are with eic = 0 (readahead is defeated)"),
-            [Check(REQUEST_1_0, Below(READAHEAD_LOST))],
-            original=Text("blktrace: 8 kB 対 512 kB (0.016 倍)", "blktrace: 8 kB vs 512 kB (0.016×)"),
-            cite=Cite("002", Text("「実際に試してみる」の節、eic = 1 と eic = 0 の blktrace 出力",
-                                  "the section \"trying it out\", the blktrace output at eic = 1 and at eic = 0")),
-            changed_in=READ_STREAM_CHANGE),
-    Finding("F3", Text("キャッシュが冷えた状態では eic = 1 が eic = 0 より遅い (1.2 倍を超える)",
-                       "Cold, eic = 1 is slower than eic = 0 (by more than 1.2×)"),
-            [Check(TIME_1_0, Above(SLOWER))],
-            original=Text("20,898.8 ms 対 3,625.9 ms (5.76 倍)", "20,898.8 ms vs 3,625.9 ms (5.76×)"),
-            cite=Cite("002", Text("「実際に試してみる」の節、eic = 1 と eic = 0 の EXPLAIN ANALYZE 出力",
-                                  "the section \"trying it out\", the EXPLAIN ANALYZE output at eic = 1 and at "
-                                  "eic = 0")),
-            changed_in=READ_STREAM_CHANGE),
-    Finding("F4", Text("18 ではブロックごとの WILLNEED がなくなり、eic = 1 でも先読みが効く (要求が eic = 0 の 10 分の 1 以上)",
-                       "On 18 the per-block WILLNEED is gone and readahead works at eic = 1 (requests at "
-                       "least a tenth of eic = 0's)"),
-            [Check(WILLNEED_PER_BLOCK, Below(0.1)), Check(REQUEST_1_0, Above(READAHEAD_LOST))],
-            requires=[FROM_18]),
-    Finding("F5", Text("パラレルビットマップヒープスキャンでは eic = 1 でも先読みが効き (要求が eic = 0 の 10 分の 1 以上)、"
-                       "eic = 0 より遅くならない",
-                       "A parallel bitmap heap scan keeps readahead at eic = 1 (requests at least a tenth "
-                       "of eic = 0's) and is not slower than with eic = 0"),
-            [Check(PARALLEL_REQUEST, Above(READAHEAD_LOST)), Check(PARALLEL_TIME, Below(SLOWER))],
-            original=Text("主張のみ (数値なし): 10 以降のパラレルビットマップヒープスキャンでは read_ahead が機能した",
-                          "claimed without numbers: on 10 and later a parallel bitmap heap scan kept readahead working"),
-            cite=Cite("002", Text("「最後に」の節", "the closing section, \"lastly\"")),
-            # the original's claim, made without numbers: on 17 the request sizes of the parallel
-            # scan swing between runs (2026-11-23: decided in 4 of 10 tiny runs, 3 of 7 default)
-            expected=False,
-            requires=[majors(10, why=Text("パラレルビットマップヒープスキャンは 10 からです。",
-                                          "Parallel bitmap heap scans came in 10.")), min_cpus(2)]),
-    Finding("F6", Text("18 では、キャッシュが冷えた状態で eic = 1 がもう eic = 0 より遅くない (1.2 倍未満)",
-                       "On 18, cold, eic = 1 is no longer slower than eic = 0 (less than 1.2×)"),
-            [Check(TIME_1_0, Below(SLOWER))],
-            # a hypothesis from the mechanism, not the original's: on this VM eic 1's cold runs
-            # on 18 hold steady (about 220 ms at default) while eic 0's swing between about 150
-            # and 700 ms (the hypervisor's cache), so the ratio went from 0.5 to 2.3 between
-            # runs (2026-11-23, 7 default runs: reproduced 1, contradicted 1, inconclusive 5)
-            expected=False,
-            requires=[FROM_18]),
+    WORDS.finding("F1",
+                  [Check(WILLNEED_PER_BLOCK, Between(0.9, 1.1)), Check(WILLNEED_KB, Between(7.9, 8.1))],
+                  changed_in=READ_STREAM_CHANGE),
+    WORDS.finding("F2",
+                  [Check(REQUEST_1_0, Below(READAHEAD_LOST))],
+                  changed_in=READ_STREAM_CHANGE),
+    WORDS.finding("F3",
+                  [Check(TIME_1_0, Above(SLOWER))],
+                  changed_in=READ_STREAM_CHANGE),
+    WORDS.finding("F4",
+                  [Check(WILLNEED_PER_BLOCK, Below(0.1)), Check(REQUEST_1_0, Above(READAHEAD_LOST))],
+                  requires=[FROM_18]),
+    WORDS.finding("F5",
+                  [Check(PARALLEL_REQUEST, Above(READAHEAD_LOST)), Check(PARALLEL_TIME, Below(SLOWER))],
+                  # the original's claim, made without numbers: on 17 the request sizes of the parallel
+                  # scan swing between runs (2026-11-23: decided in 4 of 10 tiny runs, 3 of 7 default)
+                  expected=False,
+                  requires=[majors(10, why=Text("パラレルビットマップヒープスキャンは 10 からです。",
+                                                "Parallel bitmap heap scans came in 10.")), min_cpus(2)]),
+    WORDS.finding("F6",
+                  [Check(TIME_1_0, Below(SLOWER))],
+                  # a hypothesis from the mechanism, not the original's: on this VM eic 1's cold runs
+                  # on 18 hold steady (about 220 ms at default) while eic 0's swing between about 150
+                  # and 700 ms (the hypervisor's cache), so the ratio went from 0.5 to 2.3 between
+                  # runs (2026-11-23, 7 default runs: reproduced 1, contradicted 1, inconclusive 5)
+                  expected=False,
+                  requires=[FROM_18]),
 ]

@@ -26,8 +26,9 @@ from __future__ import annotations
 from functools import cache
 
 from ...text import Text
-from ...verdict import (Above, Below, Between, Check, Cite, Environment, Finding, Measure, Requirement, majors,
-                        own_server, tps_ratio)
+from ...verdict import (Above, Below, Between, Check, Environment, Measure, Requirement, majors, own_server,
+                        tps_ratio)
+from ...wording import Wording
 from .analysis import client_gain, pushed_down, statements_per_transaction
 from .conditions import BATCH_SIZE_MAJOR, select_name
 
@@ -116,91 +117,58 @@ def _pushed(condition: str) -> Measure:
 
 MANY = 10  # the second client count of tiny and default
 
+WORDS = Wording.beside(__file__, MANY=MANY)
+
 FINDINGS = [
-    Finding("F1", Text("1 クライアントでは、外部テーブルが 1 つでも SELECT の TPS がローカルのみの半分未満になる",
-                       "At 1 client, one foreign table cuts SELECT throughput to less than half of all-local"),
-            [Check(select_ratio("p2", "p1", 1), Below(HALF)), Check(select_ratio("p3", "p1", 1), Below(HALF))],
-            original=Text("P2 ÷ P1 = 0.077、P3 ÷ P1 = 0.071 (−92.3 %、−92.9 %)",
-                          "P2 / P1 = 0.077, P3 / P1 = 0.071 (−92.3 %, −92.9 %)"),
-            cite=Cite("004", Text("9.4.1 節、表 9.3", "section 9.4.1, table 9.3")),
-            requires=[LOOPBACK]),
-    Finding("F2", Text(f"{MANY} クライアントでも、外部テーブルのある SELECT の TPS はローカルのみの半分未満",
-                       f"At {MANY} clients, SELECTs with a foreign table still run at less than half the all-local throughput"),
-            # here 0.05-0.12: the foreign patterns' three backends share the 2 cores with P1's one
-            [Check(select_ratio(p, "p1", MANY), Below(HALF)) for p in ("p2", "p3", "p4")],
-            original=Text("10 クライアントで P2 0.18、P3 0.19、P4 0.12 (10〜100 クライアントで 0.12〜0.24)",
-                          "at 10 clients P2 0.18, P3 0.19, P4 0.12 (0.12 to 0.24 at 10 to 100 clients)"),
-            cite=Cite("004", Text("9.4.1 節、表 9.3", "section 9.4.1, table 9.3")),
-            requires=[LOOPBACK]),
-    Finding("F3", Text("2 つとも外部テーブル (P4) は、1 つだけ (P2、P3) のどちらよりも遅い",
-                       "Two foreign tables (P4) are slower than either single one (P2, P3)"),
-            [Check(select_ratio("p4", p, n), Below(0.9)) for n in (1, MANY) for p in ("p2", "p3")],  # here 0.47-0.58
-            original=Text("1 クライアントで P4 ÷ P2 = 0.55、10 クライアントで 0.67",
-                          "P4 / P2 = 0.55 at 1 client, 0.67 at 10 clients"),
-            cite=Cite("004", Text("9.4.1 節、表 9.3", "section 9.4.1, table 9.3")),
-            requires=[LOOPBACK]),
-    Finding("F4", Text(f"外部テーブルのある SELECT は、ローカルのみより多くを {MANY} クライアントの並行から得る",
-                       f"SELECTs with a foreign table gain more from {MANY} concurrent clients than all-local ones"),
-            [Check(Measure(Text(f"P4 の伸び ({MANY} ÷ 1 クライアント) ÷ P1 の伸び", f"P4's gain ({MANY} / 1 client) over P1's"),
-                           lambda r: client_gain(r, "p4", "p1", MANY), "×", 2), Above(1.2))],
-            original=Text("10 ÷ 1 クライアント: P1 4.1 倍、P4 11.8 倍 (2.9 倍)", "10 / 1 client: P1 4.1×, P4 11.8× (2.9×)"),
-            cite=Cite("004", Text("9.4.1 節、表 9.3", "section 9.4.1, table 9.3")),
-            # not expected here: the three servers and pgbench share this VM's 2 cores, so 10
-            # clients saturate them sooner with three backends per foreign transaction (measured
-            # 0.42-0.65: contradicted in 9 of 10 tiny runs and 3 of 5 default, else inconclusive)
-            expected=False,
-            requires=[APART]),
-    Finding("F5", Text("1 クライアントでは、外部テーブルへの UPDATE と INSERT がローカルより遅い (0.8 倍未満)",
-                       "At 1 client, UPDATE and INSERT into a foreign table are slower than local (less than 0.8×)"),
-            [Check(versus("update_remote"), Below(SLOWER)), Check(versus("insert_remote"), Below(SLOWER))],
-            original=Text("UPDATE 約 −31 %、INSERT 約 −34 % (図のみ)", "UPDATE about −31 %, INSERT about −34 % (figures only)"),
-            cite=Cite("004", Text("9.4.2 節・9.4.3 節 (本文。図は番号なし)",
-                                  "sections 9.4.2 and 9.4.3 (in the text; the figures are not numbered)")),
-            requires=[LOOPBACK]),
-    Finding("F6", Text(f"{MANY} クライアントでは、2 つとも外部テーブルの SELECT の平均応答時間がローカルのみの 2 倍を超える",
-                       f"At {MANY} clients, the mean latency of SELECTs on two foreign tables is more than twice all-local's"),
-            [Check(_latency("p4", "p1", MANY), Above(2))],  # here 18-22
-            original=Text("100 クライアントで約 14 ms 対約 70 ms (約 5 倍)", "at 100 clients about 14 ms vs about 70 ms (about 5×)"),
-            cite=Cite("004", Text("9.5 節", "section 9.5")),
-            requires=[LOOPBACK]),
-    Finding("F7", Text("同じ行を並行して UPDATE すると、外部テーブルでは 2 番目が直列化の失敗になり、ローカルでは待ってから成功する",
-                       "Two concurrent UPDATEs of one row: through a foreign table the second fails with a "
-                       "serialization failure; locally it waits, then succeeds"),
-            [Check(_second_update("remote"), Above(0)), Check(_second_update("local"), Above(0))],
-            original=Text("接続数を増やすと could not serialize access due to concurrent update が多発 (UPDATE は 1 接続だけで測定)",
-                          "with more connections, frequent \"could not serialize access due to concurrent update\" "
-                          "(so UPDATE was measured at 1 connection only)"),
-            cite=Cite("004", Text("9.3.1 節 (注)", "section 9.3.1 (the note)")),
-            requires=[LOOPBACK]),
+    WORDS.finding("F1",
+                  [Check(select_ratio("p2", "p1", 1), Below(HALF)), Check(select_ratio("p3", "p1", 1), Below(HALF))],
+                  requires=[LOOPBACK]),
+    WORDS.finding("F2",
+                  # here 0.05-0.12: the foreign patterns' three backends share the 2 cores with P1's one
+                  [Check(select_ratio(p, "p1", MANY), Below(HALF)) for p in ("p2", "p3", "p4")],
+                  requires=[LOOPBACK]),
+    WORDS.finding("F3",
+                  [Check(select_ratio("p4", p, n), Below(0.9)) for n in (1, MANY) for p in ("p2", "p3")],  # here 0.47-0.58
+                  requires=[LOOPBACK]),
+    WORDS.finding("F4",
+                  [Check(Measure(Text(f"P4 の伸び ({MANY} ÷ 1 クライアント) ÷ P1 の伸び", f"P4's gain ({MANY} / 1 client) over P1's"),
+                                 lambda r: client_gain(r, "p4", "p1", MANY), "×", 2), Above(1.2))],
+                  # not expected here: the three servers and pgbench share this VM's 2 cores, so 10
+                  # clients saturate them sooner with three backends per foreign transaction (measured
+                  # 0.42-0.65: contradicted in 9 of 10 tiny runs and 3 of 5 default, else inconclusive)
+                  expected=False,
+                  requires=[APART]),
+    WORDS.finding("F5",
+                  [Check(versus("update_remote"), Below(SLOWER)), Check(versus("insert_remote"), Below(SLOWER))],
+                  requires=[LOOPBACK]),
+    WORDS.finding("F6",
+                  [Check(_latency("p4", "p1", MANY), Above(2))],  # here 18-22
+                  requires=[LOOPBACK]),
+    WORDS.finding("F7",
+                  [Check(_second_update("remote"), Above(0)), Check(_second_update("local"), Above(0))],
+                  requires=[LOOPBACK]),
     # INSERT's fourth statement, DEALLOCATE, is invisible to pg_stat_statements before 17
     # (commits 3cd934f6356, bb45156f342): the page shows its count, the finding leaves it out
-    Finding("F8", Text("1 回のローカルなトランザクションごとに、外部サーバーへ SELECT (外部テーブル 1 つ) は 5 つ、UPDATE は 3 つの文を送る",
-                       "Per local transaction, the external server receives 5 statements for a SELECT "
-                       "(one foreign table) and 3 for an UPDATE"),
-            [Check(_remote(select_name("p2", 1), Text("P2: 外部サーバーの文 ÷ トランザクション", "P2: remote statements per transaction")),
-                   Between(4.9, 5.1)),
-             Check(_remote("update_remote", Text("UPDATE: 外部サーバーの文 ÷ トランザクション", "UPDATE: remote statements per transaction")),
-                   Between(2.9, 3.1))],
-            requires=[LOOPBACK, COUNTED]),
-    Finding("F9", Text("2 つのテーブルが同じ外部サーバーにあれば結合ごと外部サーバーで実行され、別々のサーバーの P4 より速い (1.2 倍超)",
-                       "With both tables on one external server the join runs there, faster than P4 across two servers (more than 1.2×)"),
-            [Check(_pushed(select_name("one_server", 1)), Above(0)),
-             Check(versus(select_name("one_server", 1)), Above(1.2))],  # here 1.7-2.1
-            requires=[LOOPBACK]),
-    Finding("F10", Text("batch_size = 100 で 100 行の INSERT が外部テーブルに 1 文で届き、batch_size = 1 より速い (2 倍超)",
-                        "With batch_size = 100 a 100-row INSERT reaches the foreign table as one statement, "
-                        "faster than with batch_size = 1 (more than 2×)"),
-            [Check(_remote("bulk_batch", Text("batch_size 100: 外部サーバーの文 ÷ トランザクション",
-                                              "batch_size 100: remote statements per transaction")), Below(10)),
-             Check(versus("bulk_batch"), Above(2))],  # here 4.1-8.7
-            requires=[majors(BATCH_SIZE_MAJOR, why=Text("batch_size は 14 からです。", "batch_size came in 14.")),
-                      LOOPBACK, COUNTED]),
-    Finding("F11", Text("use_remote_estimate を有効にすると、計画のたびに外部サーバーへ EXPLAIN を送るため、1 行の SELECT が遅くなる",
-                        "use_remote_estimate sends the external server an EXPLAIN whenever a query is planned, so a "
-                        "one-row SELECT gets slower"),
-            # the time ratio is 0.69-0.96 here, the smallest effect of the chapter: with at most 5
-            # rounds of 1 s runs it was undecided in 2 of 10 tiny runs; with 8, decided in 10 of 10
-            [Check(_remote(select_name("estimate", 1), Text("外部サーバーの文 ÷ トランザクション", "remote statements per transaction")), Above(5.1)),
-             Check(versus(select_name("estimate", 1)), Below(1))],
-            requires=[LOOPBACK, COUNTED]),
+    WORDS.finding("F8",
+                  [Check(_remote(select_name("p2", 1), Text("P2: 外部サーバーの文 ÷ トランザクション", "P2: remote statements per transaction")),
+                         Between(4.9, 5.1)),
+                   Check(_remote("update_remote", Text("UPDATE: 外部サーバーの文 ÷ トランザクション", "UPDATE: remote statements per transaction")),
+                         Between(2.9, 3.1))],
+                  requires=[LOOPBACK, COUNTED]),
+    WORDS.finding("F9",
+                  [Check(_pushed(select_name("one_server", 1)), Above(0)),
+                   Check(versus(select_name("one_server", 1)), Above(1.2))],  # here 1.7-2.1
+                  requires=[LOOPBACK]),
+    WORDS.finding("F10",
+                  [Check(_remote("bulk_batch", Text("batch_size 100: 外部サーバーの文 ÷ トランザクション",
+                                                    "batch_size 100: remote statements per transaction")), Below(10)),
+                   Check(versus("bulk_batch"), Above(2))],  # here 4.1-8.7
+                  requires=[majors(BATCH_SIZE_MAJOR, why=Text("batch_size は 14 からです。", "batch_size came in 14.")),
+                            LOOPBACK, COUNTED]),
+    WORDS.finding("F11",
+                  # the time ratio is 0.69-0.96 here, the smallest effect of the chapter: with at most 5
+                  # rounds of 1 s runs it was undecided in 2 of 10 tiny runs; with 8, decided in 10 of 10
+                  [Check(_remote(select_name("estimate", 1), Text("外部サーバーの文 ÷ トランザクション", "remote statements per transaction")), Above(5.1)),
+                   Check(versus(select_name("estimate", 1)), Below(1))],
+                  requires=[LOOPBACK, COUNTED]),
 ]

@@ -9,7 +9,8 @@ tiny runs; the ranges below are over the default runs). Scan counts and sorts ar
 from __future__ import annotations
 
 from ...text import Text
-from ...verdict import SANITY, Above, Below, Change, Check, Cite, Finding, Measure, Requirement, majors, min_cpus
+from ...verdict import SANITY, Above, Below, Change, Check, Measure, Requirement, majors, min_cpus
+from ...wording import Wording
 from .analysis import disk_sorts, full_q11_ratio, scans, serial_speedup, time_ratio
 from .conditions import PLANNER_CHOOSES_SUBPLAN, q10, q11, year_total
 
@@ -53,72 +54,47 @@ SERIAL_SPEEDUP = Measure(Text("Q10 の時間の比 ワーカー 0 (打ち切り�
 YEAR_TOTAL_GAIN = _ratio(year_total(0), year_total(2), Text("year_total の時間の比 ワーカー 0 ÷ 2",
                                                             "year_total time ratio 0 / 2 workers"))
 
+WORDS = Wording.beside(__file__)
+
 FINDINGS = [
-    Finding("F1", Text("Q10 は並列なしでは顧客ごとに web_sales を走査する相関サブプランを実行し、"
-                       "ワーカー 2 ではハッシュ化サブプランに切り替わって桁違いに速くなる",
-                       "Serial Q10 runs the correlated subplan, scanning web_sales once per customer; with 2 "
-                       "workers it switches to the hashed subplan and runs far faster"),
-            [Check(_scans(0), Above(CORRELATED)), Check(_scans(2), Below(PER_RUN)),
-             Check(SERIAL_SPEEDUP, Above(10))],
-            original=Text("サーバー 2、ワーカー 0 → 2: 9.6 14,658 s → 5.86 s (2,503 倍)、10 9,930 s → 5.65 s (1,758 倍)",
-                          "server 2, 0 → 2 workers: 9.6 14,658 s → 5.86 s (2,503×), 10 9,930 s → 5.65 s (1,758×)"),
-            cite=Cite("004", Text("6.5.1 節、表 6.9 (ワーカー 2) と 6.5.3 節、表 6.18 (ワーカー 0)",
-                                  "section 6.5.1, table 6.9 (2 workers) and section 6.5.3, table 6.18 (0 workers)")),
-            changed_in=PLANNER_CHANGE),
-    Finding("F2", Text("14 以降は並列なしでもプランナーがハッシュ化サブプランを選び、Q10 は打ち切りまでに終わる",
-                       "From 14 on the planner picks the hashed subplan without parallelism too, and serial Q10 "
-                       "finishes within the cap"),
-            [Check(_scans(0), Below(PER_RUN)),
-             Check(Measure(Text("ワーカー 0 の Q10 が打ち切り前に完了 (1 = はい)", "0 workers: Q10 finished before the cap (1 = yes)"),
-                           lambda r: float(not r.raw["first"][q10(0)]["cancelled"]), "", 0, exact=True), Above(0))],
-            requires=[NEW_PLANNER]),
-    Finding("F3", Text("ハッシュ化サブプランどうしでは、Q10 はワーカー 1 から 2 に増やしても 25 % 未満しか速くならない",
-                       "With the hashed subplan at both, Q10 gains less than 25 % from 1 to 2 workers"),
-            [Check(_ratio(q10(1), q10(2), Text("Q10 の時間の比 ワーカー 1 ÷ 2", "Q10 time ratio 1 / 2 workers")), Below(1.25))],
-            original=Text("10、サーバー 2、ワーカー 2 → 8: 5.65 s → 5.30 s (6.7 %)", "10, server 2, 2 → 8 workers: 5.65 s → 5.30 s (6.7 %)"),
-            cite=Cite("004", Text("6.5.2 節、表 6.13", "section 6.5.2, table 6.13")),
-            requires=[min_cpus(3), _hashed((1, 2))],
-            # not expected here: with 2 CPUs, 1 worker and the leader already use both, so a
-            # second worker has no CPU to gain from (measured 0.91-1.02 on 13-18)
-            expected=False),
-    Finding("F4", Text("14 以降、Q10 はワーカー 2 のほうが並列なしより遅い",
-                       "From 14 on, Q10 is slower with 2 workers than serial"),
-            [Check(_ratio(q10(2), q10(0), Text("Q10 の時間の比 ワーカー 2 ÷ 0", "Q10 time ratio 2 / 0 workers")), Above(1.2))],  # here 3.5-4.2
-            requires=[SERIAL_MEASURED]),
-    Finding("F5", Text("Q11 の並列に動く部分 (CTE year_total) はワーカー 2 で 1.3 倍を超えて速くなる",
-                       "Q11's parallel part (the CTE year_total) runs more than 1.3× faster with 2 workers"),
-            [Check(YEAR_TOTAL_GAIN, Above(1.3))],  # here 1.47-1.79
-            original=Text("並列部分 22.77 s → 7.74 s (ワーカー 0 → 2、2.94 倍、10、サーバー 2)",
-                          "parallel part 22.77 s → 7.74 s (0 → 2 workers, 2.94×, 10, server 2)"),
-            cite=Cite("004", Text("6.5.2.1 節、表 6.17", "section 6.5.2.1, table 6.17")),
-            requires=[GATHER_MERGE]),
-    Finding("F6", Text("並列なしでは year_total のソートがディスクにあふれ、ワーカー 2 ではワーカーごとのソートがメモリに収まる",
-                       "Serial, year_total's sort spills to disk; with 2 workers each worker's sort fits in memory"),
-            [Check(Measure(Text("ワーカー 0: ディスクを使ったソート", "0 workers: sorts on disk"),
-                           lambda r: disk_sorts(r, year_total(0)), "", 0, exact=True), Above(0)),
-             Check(Measure(Text("ワーカー 2: ディスクを使ったソート", "2 workers: sorts on disk"),
-                           lambda r: disk_sorts(r, year_total(2)), "", 0, exact=True), Below(1))],
-            original=Text("9.5: external merge Disk: 883,896 kB、10 (ワーカー 2): quicksort Memory: 518,574 kB",
-                          "9.5: external merge Disk: 883,896 kB; 10 (2 workers): quicksort Memory: 518,574 kB"),
-            cite=Cite("004", Text("6.6.1.2 節 (9.5 と 10 の EXPLAIN ANALYZE 出力、番号なし)",
-                                  "section 6.6.1.2 (the EXPLAIN ANALYZE output of 9.5 and 10, not numbered)")),
-            requires=[WORKER_SORTS],
-            # work_mem (files/postgresql.conf) sits between the serial sort's size and each
-            # worker's, measured here: true by construction, so it reproduces nothing
-            declared_kind=SANITY),
-    Finding("F7", Text("Q11 全体はワーカー 2 でも 10 % 未満しか速くならない",
-                       "Q11 as a whole gains less than 10 % with 2 workers"),
-            [Check(Measure(Text("Q11 の時間の比 ワーカー 0 ÷ 2", "Q11 time ratio 0 / 2 workers"),
-                           full_q11_ratio, "×", 2), Below(1.1))],
-            original=Text("10、サーバー 2: ワーカー 0 8,105.3 s、ワーカー 2 9,167.4 s (0.88 倍)",
-                          "10, server 2: 0 workers 8,105.3 s, 2 workers 9,167.4 s (0.88×)"),
-            cite=Cite("004", Text("6.5.1 節、表 6.11 (ワーカー 2) と 6.5.3 節、表 6.19 (ワーカー 0)",
-                                  "section 6.5.1, table 6.11 (2 workers) and section 6.5.3, table 6.19 (0 workers)")),
-            requires=[Requirement(lambda e: q11(0) in e.raw["first"],
-                                  lambda e: Text("Q11 全体は full スケールだけで実行します (tiny と default は時間の予算に収めるために除きます)。",
-                                                 "Only the full scale runs the whole Q11 (tiny and default leave it out to "
-                                                 "stay within their time budget)."),
-                                  Text("full スケール", "full scale"))],
-            # not expected: tiny and default (what `make test` and CI run) leave the full Q11 out
-            expected=False),
+    WORDS.finding("F1",
+                  [Check(_scans(0), Above(CORRELATED)), Check(_scans(2), Below(PER_RUN)),
+                   Check(SERIAL_SPEEDUP, Above(10))],
+                  changed_in=PLANNER_CHANGE),
+    WORDS.finding("F2",
+                  [Check(_scans(0), Below(PER_RUN)),
+                   Check(Measure(Text("ワーカー 0 の Q10 が打ち切り前に完了 (1 = はい)", "0 workers: Q10 finished before the cap (1 = yes)"),
+                                 lambda r: float(not r.raw["first"][q10(0)]["cancelled"]), "", 0, exact=True), Above(0))],
+                  requires=[NEW_PLANNER]),
+    WORDS.finding("F3",
+                  [Check(_ratio(q10(1), q10(2), Text("Q10 の時間の比 ワーカー 1 ÷ 2", "Q10 time ratio 1 / 2 workers")), Below(1.25))],
+                  requires=[min_cpus(3), _hashed((1, 2))],
+                  # not expected here: with 2 CPUs, 1 worker and the leader already use both, so a
+                  # second worker has no CPU to gain from (measured 0.91-1.02 on 13-18)
+                  expected=False),
+    WORDS.finding("F4",
+                  [Check(_ratio(q10(2), q10(0), Text("Q10 の時間の比 ワーカー 2 ÷ 0", "Q10 time ratio 2 / 0 workers")), Above(1.2))],  # here 3.5-4.2
+                  requires=[SERIAL_MEASURED]),
+    WORDS.finding("F5",
+                  [Check(YEAR_TOTAL_GAIN, Above(1.3))],  # here 1.47-1.79
+                  requires=[GATHER_MERGE]),
+    WORDS.finding("F6",
+                  [Check(Measure(Text("ワーカー 0: ディスクを使ったソート", "0 workers: sorts on disk"),
+                                 lambda r: disk_sorts(r, year_total(0)), "", 0, exact=True), Above(0)),
+                   Check(Measure(Text("ワーカー 2: ディスクを使ったソート", "2 workers: sorts on disk"),
+                                 lambda r: disk_sorts(r, year_total(2)), "", 0, exact=True), Below(1))],
+                  requires=[WORKER_SORTS],
+                  # work_mem (files/postgresql.conf) sits between the serial sort's size and each
+                  # worker's, measured here: true by construction, so it reproduces nothing
+                  declared_kind=SANITY),
+    WORDS.finding("F7",
+                  [Check(Measure(Text("Q11 の時間の比 ワーカー 0 ÷ 2", "Q11 time ratio 0 / 2 workers"),
+                                 full_q11_ratio, "×", 2), Below(1.1))],
+                  requires=[Requirement(lambda e: q11(0) in e.raw["first"],
+                                        lambda e: Text("Q11 全体は full スケールだけで実行します (tiny と default は時間の予算に収めるために除きます)。",
+                                                       "Only the full scale runs the whole Q11 (tiny and default leave it out to "
+                                                       "stay within their time budget)."),
+                                        Text("full スケール", "full scale"))],
+                  # not expected: tiny and default (what `make test` and CI run) leave the full Q11 out
+                  expected=False),
 ]

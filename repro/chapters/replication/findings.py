@@ -6,7 +6,8 @@ from functools import cache
 
 from ...stats import Rounds
 from ...text import Text
-from ...verdict import SANITY, Above, Below, Check, CheckResult, Cite, Finding, Measure
+from ...verdict import SANITY, Above, Below, Check, CheckResult, Measure
+from ...wording import Wording
 from .analysis import ratio_pct, step_change
 
 SYNC_ONE_MAX_PCT = 75.0  # one synchronous standby: at most this share of no-replication TPS
@@ -88,53 +89,38 @@ def _explain_f4(r: Rounds, results: list[CheckResult]) -> Text:
                 "standbys were separate virtual machines.")
 
 
+WORDS = Wording.beside(__file__)
+
 FINDINGS = [
-    Finding("F1", Text("同期スタンバイ 1 台は非同期 1 台よりはるかに高くつき、TPS はレプリケーションなしの 75 % 以下に下がる",
-                       "One synchronous standby costs far more than one asynchronous standby: TPS "
-                       "falls to 75 % or less of no replication"),
-            [Check(ratio_measure("sync1"), Below(SYNC_ONE_MAX_PCT, inclusive=True)),
-             Check(Measure(Text("同期 1 台 / 非同期 1 台 (TPS)", "1 synchronous / 1 asynchronous (TPS)"),
-                           lambda r: r.ratio("sync1", "async1", "tps"), "×", 2),
-                   Below(SYNC_VS_ASYNC, inclusive=True))],
-            original=Text("同期 1 台 50.4 %、非同期 1 台 91.8 % (およそ半分)",
-                          "1 synchronous 50.4 %, 1 asynchronous 91.8 % (about half)"),
-            cite=Cite("004", Text("8.4.1 節、表 8.8・表 8.9", "section 8.4.1, tables 8.8 and 8.9"))),
-    Finding("F2", Text("スタンバイを 1 台足すごとに TPS は下がる (非同期でも)",
-                       "Each added standby lowers TPS further, asynchronous ones too"),
-            [Check(_largest_step(ASYNC_CHAIN, Text("非同期 0→1→2→3 台: 各段の TPS の変化のうち最も高いもの (最も小さい低下。上昇なら正)",
-                                                   "asynchronous 0→1→2→3: the highest of the steps' TPS changes (the smallest drop; a rise is positive)")),
-                   Below(0)),
-             Check(_largest_step(SYNC_CHAIN, Text("同期 1→2→3 台: 各段の TPS の変化のうち最も高いもの (最も小さい低下。上昇なら正)",
-                                                  "synchronous 1→2→3: the highest of the steps' TPS changes (the smallest drop; a rise is positive)")),
-                   Below(0))],
-            original=Text("非同期 91.8→84.1→77.9 %、同期 50.4→43.4→39.8 %",
-                          "asynchronous 91.8→84.1→77.9 %, synchronous 50.4→43.4→39.8 %"),
-            cite=Cite("004", Text("8.4.1 節、表 8.8・表 8.9", "section 8.4.1, tables 8.8 and 8.9"))),
-    Finding("F3", Text("3 台のうち同期にする台数を増やすたびに TPS は下がり、最初の 1 台で大きく落ちる",
-                       "With three standbys, each one turned synchronous lowers TPS; the first causes "
-                       "the big drop"),
-            [Check(_largest_step(PATTERN_B, Text("同期 0→1→2→3 台 (3 台中): 各段の TPS の変化のうち最も高いもの (最も小さい低下。上昇なら正)",
-                                                 "0→1→2→3 of 3 synchronous: the highest of the steps' TPS changes (the smallest drop; a rise is positive)")),
-                   Below(0)),
-             Check(Measure(Text("最初の段の TPS の低下 − それ以降の段の最大の低下", "first step's TPS drop − largest later step's drop"),
-                           _first_drop_margin, "pt", 1, signed=True), Above(0))],
-            original=Text("77.9→43.7→41.3→39.8 %", "77.9→43.7→41.3→39.8 %"),
-            cite=Cite("004", Text("8.4.2 節、表 8.10", "section 8.4.2, table 8.10")),
-            expected=False, explain=_explain_f3),
-    Finding("F4", Text("非同期スタンバイ 1 台のコストは数 % にとどまる (TPS は 85 % 以上)",
-                       "One asynchronous standby costs only a few percent (TPS stays at 85 % or more)"),
-            [Check(ratio_measure("async1"), Above(ASYNC_FEW_PCT, inclusive=True))],
-            original=Text("91.8 %", "91.8 %"),
-            cite=Cite("004", Text("8.4.1 節、表 8.9", "section 8.4.1, table 8.9")),
-            expected=False, explain=_explain_f4),
-    Finding("F5", Text("同期スタンバイにはコミット済みのデータがすべてある",
-                       "A synchronous standby has everything that was committed"),
-            [Check(Measure(Text("同期スタンバイの flush 位置 − 最後のコミットの終わり (最小)",
-                                "synchronous standbys' flush position − end of the last commit (lowest)"),
-                           _flush_margin, "B", 0, exact=True), Above(0, inclusive=True)),
-             Check(Measure(Text("pgbench_accounts のチェックサムがプライマリと一致したサーバー",
-                                "servers whose pgbench_accounts checksum matches the primary's"),
-                           _matching, "", 0, exact=True), Above(4, inclusive=True))],
-            # synchronous replication's own guarantee, checked on the set-up: it reproduces nothing
-            declared_kind=SANITY),
+    WORDS.finding("F1",
+                  [Check(ratio_measure("sync1"), Below(SYNC_ONE_MAX_PCT, inclusive=True)),
+                   Check(Measure(Text("同期 1 台 / 非同期 1 台 (TPS)", "1 synchronous / 1 asynchronous (TPS)"),
+                                 lambda r: r.ratio("sync1", "async1", "tps"), "×", 2),
+                         Below(SYNC_VS_ASYNC, inclusive=True))]),
+    WORDS.finding("F2",
+                  [Check(_largest_step(ASYNC_CHAIN, Text("非同期 0→1→2→3 台: 各段の TPS の変化のうち最も高いもの (最も小さい低下。上昇なら正)",
+                                                         "asynchronous 0→1→2→3: the highest of the steps' TPS changes (the smallest drop; a rise is positive)")),
+                         Below(0)),
+                   Check(_largest_step(SYNC_CHAIN, Text("同期 1→2→3 台: 各段の TPS の変化のうち最も高いもの (最も小さい低下。上昇なら正)",
+                                                        "synchronous 1→2→3: the highest of the steps' TPS changes (the smallest drop; a rise is positive)")),
+                         Below(0))]),
+    WORDS.finding("F3",
+                  [Check(_largest_step(PATTERN_B, Text("同期 0→1→2→3 台 (3 台中): 各段の TPS の変化のうち最も高いもの (最も小さい低下。上昇なら正)",
+                                                       "0→1→2→3 of 3 synchronous: the highest of the steps' TPS changes (the smallest drop; a rise is positive)")),
+                         Below(0)),
+                   Check(Measure(Text("最初の段の TPS の低下 − それ以降の段の最大の低下", "first step's TPS drop − largest later step's drop"),
+                                 _first_drop_margin, "pt", 1, signed=True), Above(0))],
+                  expected=False, explain=_explain_f3),
+    WORDS.finding("F4",
+                  [Check(ratio_measure("async1"), Above(ASYNC_FEW_PCT, inclusive=True))],
+                  expected=False, explain=_explain_f4),
+    WORDS.finding("F5",
+                  [Check(Measure(Text("同期スタンバイの flush 位置 − 最後のコミットの終わり (最小)",
+                                      "synchronous standbys' flush position − end of the last commit (lowest)"),
+                                 _flush_margin, "B", 0, exact=True), Above(0, inclusive=True)),
+                   Check(Measure(Text("pgbench_accounts のチェックサムがプライマリと一致したサーバー",
+                                      "servers whose pgbench_accounts checksum matches the primary's"),
+                                 _matching, "", 0, exact=True), Above(4, inclusive=True))],
+                  # synchronous replication's own guarantee, checked on the set-up: it reproduces nothing
+                  declared_kind=SANITY),
 ]

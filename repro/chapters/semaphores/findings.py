@@ -21,8 +21,9 @@ from typing import Callable
 
 from ...stats import Rounds
 from ...text import Text
-from ...verdict import (REPORT, SANITY, Above, Below, Between, Check, Cite, Finding, Measure, Requirement, majors,
-                         max_cpus, own_server)
+from ...verdict import (REPORT, SANITY, Above, Below, Between, Check, Measure, Requirement, majors, max_cpus,
+                        own_server)
+from ...wording import Wording
 from .analysis import (error_share, errors_per_call, lock_user_share, measured_clients, semaphore_sets_of,
                        semaphore_syscalls, wal_write_growth)
 from .conditions import POSIX, READ, REFERENCE, SYSV, THIS, UPDATE, cond
@@ -175,80 +176,42 @@ def _control(point: str) -> Measure:
                                                     f"{where.en}: update TPS ratio, POSIX over System V (control)"))
 
 
+WORDS = Wording.beside(__file__, MANY=MANY)
+
 FINDINGS = [
-    Finding("F1", Text("参照系の TPS は CPU 数までクライアントとともに伸び、その先は横ばいになる (このメジャーと 9.6)",
-                       "Read TPS grows with clients up to the CPU count and is flat beyond it (this major and 9.6)"),
-            [Check(_read_grows(s), Above(SCALES_TO)) for s in (THIS, REFERENCE)]
-            + [Check(_read_levels(s), Between(*FLAT)) for s in (THIS, REFERENCE)],
-            original=Text("32 コア: 9.6.6、10.1 ともクライアント数とともに伸び、コア数を超えたあたりで頭打ち (グラフのみ)",
-                          "32 cores: 9.6.6 and 10.1 both grew with the clients and levelled off a little above the core "
-                          "count (graph only)"),
-            cite=Cite("004", Text("4.5 節、図 4.2", "section 4.5, figure 4.2")),
-            requires=[AGAINST_9_6, BESIDE, KNEE_MEASURED]),
-    Finding("F2", Text("参照系の TPS は 9.6 と大きくは変わらない",
-                       "Read TPS stays close to 9.6's"),
-            [Check(_versus(READ, p), Between(*CLOSE)) for p in POINTS],
-            original=Text("10.1 はほとんどのクライアント数で 9.6.6 よりわずかに上、差は大きくない (グラフのみ)",
-                          "10.1 slightly above 9.6.6 at most client counts, not by much (graph only)"),
-            cite=Cite("004", Text("4.5 節、図 4.2", "section 4.5, figure 4.2")),
-            requires=[AGAINST_9_6, BESIDE]),
-    Finding("F3", Text(f"コア数を超えるクライアント数 ({MANY} 以上) では、更新系の TPS が 9.6 より低い",
-                       f"Above the core count ({MANY} clients and more), update TPS is lower than 9.6's"),
-            [Check(_versus(UPDATE, "most"), Below(SLOWER))],
-            original=Text("32 コア: コア数を超えたあたりのクライアント数から差が出て、最大 TPS は 9.6.6 が 10.1 を大きく上回る (グラフのみ)",
-                          "32 cores: a gap opens at client counts a little above the core count, and 9.6.6's maximum TPS "
-                          "is far above 10.1's (graph only)"),
-            cite=Cite("004", Text("4.7 節、図 4.3", "section 4.7, figure 4.3")),
-            requires=[AGAINST_9_6, BESIDE, ORIGINAL_CURVE],
-            # not expected on 2 CPUs: the original's effect needs dozens of running backends
-            expected=False),
-    Finding("F4", Text("CPU 2 個以下のマシンでは、更新系の TPS は 1 クライアントから最多クライアントまで 9.6 と大きくは変わらない",
-                       "On a machine of 2 CPUs or fewer, update TPS stays close to 9.6's from 1 client to the most"),
-            [Check(_versus(UPDATE, p), Between(*CLOSE)) for p in POINTS],
-            original=Text("原典は 32 コアのみ (F3)", "The original measured 32 cores only (F3)"),
-            cite=Cite("004", Text("4.1 節 (32 コア)、4.7 節、図 4.3",
-                                  "section 4.1 (32 cores); section 4.7, figure 4.3")),
-            requires=[AGAINST_9_6, BESIDE, SMALL_MACHINE],
-            declared_kind=REPORT),
-    Finding("F5", Text("9.6 は System V セマフォ (semop) で待ち、10 以降は futex (名前なし POSIX セマフォ) で待つ",
-                       "9.6 waits on System V semaphores (semop); 10 and later on futex (unnamed POSIX semaphores)"),
-            _api(REFERENCE, sysv=True) + _api(THIS, sysv=False),
-            original=Text("80 クライアント: 時間の最も長いシステムコールが 9.6.6 は semop、10.1 は futex",
-                          "80 clients: the system call taking the most time was semop in 9.6.6 and futex in 10.1"),
-            cite=Cite("004", Text("4.8.1 節、図 4.4・図 4.5", "section 4.8.1, figures 4.4 and 4.5")),
-            requires=[AGAINST_9_6, BESIDE, TRACED]),
-    Finding("F6", Text("futex の「エラー」はセマフォの値が先に変わった EAGAIN (眠らずに済んだ競合) で、失敗ではない。semop が失敗するのはずっとまれ",
-                       "futex's \"errors\" are EAGAIN (the semaphore changed first, so no sleep was needed), not failures; semop fails far more rarely"),
-            [Check(FUTEX_FAILED, Above(0)), Check(EAGAIN, Above(NEARLY_ALL)), Check(SEMOP_FAILED, Below(RARER))],
-            original=Text("10.1 の futex のエラー数が 9.6.6 の semop より格段に多い。著者はこれが性能を下げたと推測 (数値なし)",
-                          "10.1's futex showed far more errors than 9.6.6's semop; the authors suspected they cost performance (no numbers)"),
-            cite=Cite("004", Text("4.8.1 節、図 4.6", "section 4.8.1, figure 4.6")),
-            requires=[AGAINST_9_6, BESIDE, TRACED]),
-    Finding("F7", Text("どちらのセマフォ呼び出しも、ほとんどは XLogFlush (コミット時の WAL フラッシュ) が求めた LWLock の待ちと起こし",
-                       "Most semaphore calls, of either kind, wait for or wake on an LWLock XLogFlush asked for (the WAL flush at commit)"),
-            [Check(_flush_share(s), Above(MOST)) for s in (THIS, SYSV, POSIX)],
-            original=Text("スタックトレース: semop/futex ← PGSemaphoreLock/Unlock ← LWLockAcquireOrWait/LWLockRelease ← XLogFlush ← CommitTransaction",
-                          "Stack traces: semop/futex ← PGSemaphoreLock/Unlock ← LWLockAcquireOrWait/LWLockRelease ← XLogFlush ← CommitTransaction"),
-            cite=Cite("004", Text("4.8.1 節 (strace -k のスタックトレース、番号なし)",
-                                  "section 4.8.1 (the strace -k stack traces, not numbered)")),
-            requires=[TRACED, CONTROL_BUILDS]),
-    Finding("F8", Text("更新系では、WALWrite ロックを待つバックエンドの割合がクライアント数とともに増える",
-                       "In the update workload, the share of backends waiting on the WALWrite lock grows with clients"),
-            [Check(WAL_WRITE_GROWTH, Above(GROWS))],
-            original=Text("原典は待機イベントを測っていない (同じ仕組みを strace で見た)",
-                          "The original did not measure wait events (it saw the same mechanism with strace)"),
-            cite=Cite("004", Text("4.8.1 節 (strace による調査)", "section 4.8.1 (the survey with strace)"))),
-    Finding("F9", Text("同じ 15 のソースパッケージを System V と POSIX のセマフォでビルドしても、更新系の TPS は大きくは変わらない",
-                       "15 built from one Debian source package with System V and with POSIX semaphores: its update "
-                       "TPS barely changes"),
-            [Check(_control(p), Between(*CLOSE)) for p in ("cpus", "most")],
-            original=Text("原典は 10 を System V セマフォでビルドする確認を提案したが、実施していない",
-                          "The original proposed building 10 with System V semaphores as the check, but did not run it"),
-            cite=Cite("004", Text("4.9 節", "section 4.9")),
-            requires=[CONTROL_BUILDS], declared_kind=REPORT),
+    WORDS.finding("F1",
+                  [Check(_read_grows(s), Above(SCALES_TO)) for s in (THIS, REFERENCE)]
+                  + [Check(_read_levels(s), Between(*FLAT)) for s in (THIS, REFERENCE)],
+                  requires=[AGAINST_9_6, BESIDE, KNEE_MEASURED]),
+    WORDS.finding("F2",
+                  [Check(_versus(READ, p), Between(*CLOSE)) for p in POINTS],
+                  requires=[AGAINST_9_6, BESIDE]),
+    WORDS.finding("F3",
+                  [Check(_versus(UPDATE, "most"), Below(SLOWER))],
+                  requires=[AGAINST_9_6, BESIDE, ORIGINAL_CURVE],
+                  # not expected on 2 CPUs: the original's effect needs dozens of running backends
+                  expected=False),
+    WORDS.finding("F4",
+                  [Check(_versus(UPDATE, p), Between(*CLOSE)) for p in POINTS],
+                  requires=[AGAINST_9_6, BESIDE, SMALL_MACHINE],
+                  declared_kind=REPORT),
+    WORDS.finding("F5",
+                  _api(REFERENCE, sysv=True) + _api(THIS, sysv=False),
+                  requires=[AGAINST_9_6, BESIDE, TRACED]),
+    WORDS.finding("F6",
+                  [Check(FUTEX_FAILED, Above(0)), Check(EAGAIN, Above(NEARLY_ALL)), Check(SEMOP_FAILED, Below(RARER))],
+                  requires=[AGAINST_9_6, BESIDE, TRACED]),
+    WORDS.finding("F7",
+                  [Check(_flush_share(s), Above(MOST)) for s in (THIS, SYSV, POSIX)],
+                  requires=[TRACED, CONTROL_BUILDS]),
+    WORDS.finding("F8",
+                  [Check(WAL_WRITE_GROWTH, Above(GROWS))]),
+    WORDS.finding("F9",
+                  [Check(_control(p), Between(*CLOSE)) for p in ("cpus", "most")],
+                  requires=[CONTROL_BUILDS], declared_kind=REPORT),
     # The builds' own check: each calls what it was configured to (true by construction
     # unless the build went wrong), so it reproduces nothing.
-    Finding("F10", Text("対照の 2 つのビルドは、それぞれ設定したセマフォのシステムコールを呼ぶ",
-                        "Each build of the control calls the semaphores it was configured with"),
-            _api(SYSV, sysv=True) + _api(POSIX, sysv=False), requires=[TRACED, CONTROL_BUILDS], declared_kind=SANITY),
+    WORDS.finding("F10",
+                  _api(SYSV, sysv=True) + _api(POSIX, sysv=False),
+                  requires=[TRACED, CONTROL_BUILDS], declared_kind=SANITY),
 ]

@@ -10,8 +10,9 @@ from functools import cache
 
 from ...stats import Rounds
 from ...text import Text
-from ...verdict import (Above, Below, Between, Check, CheckResult, Cite, Finding, Measure, Requirement, data,
-                        feature, majors, min_cpus, own_server)
+from ...verdict import (Above, Below, Between, Check, CheckResult, Measure, Requirement, data, feature,
+                        majors, min_cpus, own_server)
+from ...wording import Wording
 from .analysis import (CLIENT_READ, MODES, TRANSACTIONID, cpu_others, peak_tps, placement_ratio,
                        ratio_to_time, sampled, share)
 
@@ -240,101 +241,48 @@ PINNED = own_server(Text("サーバーのマシンで CPU を指定した対照�
 CPU_COUNTERS = own_server(Text("サーバーのマシンの CPU 使用率 (/proc/stat)",
                                "the CPU counters of the server's machine (/proc/stat)"))
 
+WORDS = Wording.beside(__file__)
+
 FINDINGS = [
-    Finding("F1", Text("通常モードでは WAL フラッシュ待ちが待機の大きな割合を占め、LWLock:WALWrite は"
-                       "クライアント数とともに増える",
-                       "In normal mode, waits for WAL flushes take a large share of the waits, and "
-                       "LWLock:WALWrite grows with the clients"), f1_checks(),
-            requires=[SAMPLED_THERE, SAMPLING],
-            original=Text("WALWrite がクライアント数に比例して増加 (グラフ)",
-                          "WALWrite grows in proportion to the clients (chart)"),
-            cite=Cite("003", Text("「検証結果と考察」の節、グラフ「pgbenchの通常モードでの待機イベント」",
-                                  "the section \"results and discussion\", the chart \"wait events in pgbench's "
-                                  "normal mode\""))),
-    Finding("F2", Text("unlogged テーブルと非同期コミットでは WAL 待ちがほぼ消え、その分 Client:ClientRead が増える",
-                       "With unlogged tables and with asynchronous commit the WAL waits all but vanish, "
-                       "and Client:ClientRead takes their place"), f2_checks(),
-            requires=[SAMPLED_THERE, SAMPLING],
-            original=Text("ClientRead が増えて大半を占める (グラフ)", "ClientRead grows and dominates (chart)"),
-            cite=Cite("003", Text("「検証結果と考察」の節、グラフ「pgbenchのunloggedモードでの待機イベント」"
-                                  "と「pgbenchのasynchronousモードでの待機イベント」",
-                                  "the section \"results and discussion\", the charts \"wait events in pgbench's "
-                                  "unlogged mode\" and \"wait events in pgbench's asynchronous mode\""))),
-    Finding("F3", Text("unlogged と非同期コミットの最大 TPS は通常モードより高い",
-                       "Unlogged tables and asynchronous commit reach a higher peak TPS than normal mode"),
-            f3_checks(), original=Text("CPU の限界まで直線的に伸びる (グラフ)",
-                                       "grows linearly up to the CPU limit (chart)"),
-            cite=Cite("003", Text("「事例」の節、グラフ「pgbenchの通常モードでのTPS」"
-                                  "と「pgbenchのunloggedモードでのTPS」",
-                                  "the section \"case\", the charts \"TPS in pgbench's normal mode\" and \"TPS in "
-                                  "pgbench's unlogged mode\""))),
-    Finding("F4", Text("どのモードでも Lock:transactionid (pgbench_branches の行ロック待ち) は"
-                       "クライアント数とともに増える",
-                       "In every mode Lock:transactionid (row locks on pgbench_branches) grows with "
-                       "the clients"), f4_checks(), requires=[SAMPLED_THERE, SAMPLING],
-            original=Text("クライアント数とともに増加 (グラフ)", "grows with the clients (chart)"),
-            cite=Cite("003", Text("「検証結果と考察」の節、グラフ「pgbenchの通常モードでの待機イベント」"
-                                  "と「pgbenchのunloggedモードでの待機イベント」",
-                                  "the section \"results and discussion\", the charts \"wait events in pgbench's "
-                                  "normal mode\" and \"wait events in pgbench's unlogged mode\""))),
-    Finding("F5", Text("クライアント数が CPU の数より多ければ、pg_stat_activity を短い間隔で読むだけでも "
-                       "pg_wait_sampling と同じ結論 (F1・F2・F4) が得られる",
-                       "With more clients than CPUs, polling pg_stat_activity at a short interval "
-                       "leads to the same conclusions (F1, F2, F4) as pg_wait_sampling"),
-            [*f1_checks("activity", _busy), *f2_checks("activity", _busy),
-             *f4_checks("activity", _busy)],
-            original=Text("拡張がなくても pg_stat_activity の定期的な読み取りで傾向がわかる",
-                          "without the extension, polling pg_stat_activity shows the trend"),
-            cite=Cite("003", Text("「まとめ」の節", "the section \"summary\"")),
-            requires=[majors(10, why=NAMED_EVENTS), SERVER_CPUS]),
-    Finding("F6", Text("1 クライアントでは、pg_stat_activity を読むクエリがサンプリング対象と同じ CPU を"
-                       "待つと、別の CPU で読むより短い待機 (IO:WALSync) を少なく数え、別の CPU で読めば"
-                       "サーバーが測った時間と合う",
-                       "At 1 client, a poll of pg_stat_activity that has to share the CPU with the "
-                       "backend it samples counts fewer of its short waits (IO:WALSync) than a poll "
-                       "on a CPU of its own, which matches the time the server measured"),
-            [Check(Measure(Text("同じ CPU での読み取りが見た IO:WALSync の割合 ÷ 別の CPU での読み取りが見た割合 "
-                                "(同じラウンドの 2 つの対照実行の比)",
-                                "IO:WALSync share seen by the poll on the same CPU / by the poll on "
-                                "its own CPU (the two control runs of the same round)"),
-                           _undisturbed(_controls, placement_ratio), "×", 2),
-                   Below(1.0)),
-             Check(ratio_measure("control/own_cpu", "activity",
-                                 Text("別の CPU での読み取りの IO:WALSync ÷ 測った WAL fsync の時間",
-                                      "poll on its own CPU: IO:WALSync share / measured WAL fsync time"),
-                                 _controls),
-                   Between(*OWN_CPU_RATIO))],
-            requires=[PINNED, CPU_COUNTERS, min_cpus(2), majors(14, why=NEEDS_TIMING)],
-            explain=_explain_taken(_controls, Text("読み取りに空いていたはずの CPU",
-                                                   "the CPU the poll was to have to itself"))),
-    Finding("F7", Text("pg_wait_sampling の IO:WALSync のサンプルの割合は、サーバーが WAL の fsync に"
-                       "費やした時間の割合と合う",
-                       "pg_wait_sampling's share of IO:WALSync samples matches the share of time the "
-                       "server spent in WAL fsyncs"),
-            [Check(ratio_measure(f"control/{name}", "sampling",
-                                 Text(f"1 クライアント ({label.ja}): IO:WALSync ÷ 測った WAL fsync の時間",
-                                      f"1 client ({label.en}): IO:WALSync share / measured WAL fsync time")),
-                   Between(*SAMPLING_RATIO))
-             for name, label in (("same_cpu", Text("読み取りが同じ CPU", "poll on the same CPU")),
-                                 ("own_cpu", Text("読み取りが別の CPU", "poll on its own CPU")))],
-            requires=[PINNED, min_cpus(2), majors(14, why=NEEDS_TIMING), SAMPLING,
-                      data("sampling_counts_cpu", NO_CPU_SAMPLES,
-                           Text("CPU を数える pg_wait_sampling", "pg_wait_sampling that counts CPU"))]),
-    Finding("F8", Text("通常モードでは CPU に空きを残したまま TPS が頭打ちになり、unlogged と非同期コミットは"
-                       "その CPU を使い切る (WAL のフラッシュがボトルネック)",
-                       "In normal mode TPS levels off while CPU time is still left idle; unlogged "
-                       "tables and asynchronous commit use that CPU (the WAL flush is the bottleneck)"),
-            [Check(Measure(Text("CPU の数と同じクライアント数: 通常モードの CPU アイドル − unlogged・非同期の大きい方",
-                                "at as many clients as CPUs: normal mode's idle CPU minus the higher of "
-                                "unlogged's and async's"), _undisturbed(_at_cpus, _idle_gap), "pt", 1,
-                           signed=True),
-                   Above(IDLE_GAP_PT))],
-            original=Text("通常モードは vmstat の id に余裕があるまま TPS が伸びない",
-                          "normal mode: TPS stops growing while vmstat's id still shows room"),
-            cite=Cite("003", Text("「事例」の節、グラフ「pgbenchの通常モードでのTPS」"
-                                  "と「pgbenchの通常モードでのCPU使用率」",
-                                  "the section \"case\", the charts \"TPS in pgbench's normal mode\" and \"CPU "
-                                  "usage in pgbench's normal mode\"")),
-            requires=[CPU_COUNTERS],
-            explain=_explain_taken(_at_cpus, Text("空いていたはずの CPU", "the CPU that would have been idle"))),
+    WORDS.finding("F1", f1_checks(), requires=[SAMPLED_THERE, SAMPLING]),
+    WORDS.finding("F2", f2_checks(), requires=[SAMPLED_THERE, SAMPLING]),
+    WORDS.finding("F3", f3_checks()),
+    WORDS.finding("F4", f4_checks(), requires=[SAMPLED_THERE, SAMPLING]),
+    WORDS.finding("F5",
+                  [*f1_checks("activity", _busy), *f2_checks("activity", _busy),
+                   *f4_checks("activity", _busy)],
+                  requires=[majors(10, why=NAMED_EVENTS), SERVER_CPUS]),
+    WORDS.finding("F6",
+                  [Check(Measure(Text("同じ CPU での読み取りが見た IO:WALSync の割合 ÷ 別の CPU での読み取りが見た割合 "
+                                      "(同じラウンドの 2 つの対照実行の比)",
+                                      "IO:WALSync share seen by the poll on the same CPU / by the poll on "
+                                      "its own CPU (the two control runs of the same round)"),
+                                 _undisturbed(_controls, placement_ratio), "×", 2),
+                         Below(1.0)),
+                   Check(ratio_measure("control/own_cpu", "activity",
+                                       Text("別の CPU での読み取りの IO:WALSync ÷ 測った WAL fsync の時間",
+                                            "poll on its own CPU: IO:WALSync share / measured WAL fsync time"),
+                                       _controls),
+                         Between(*OWN_CPU_RATIO))],
+                  requires=[PINNED, CPU_COUNTERS, min_cpus(2), majors(14, why=NEEDS_TIMING)],
+                  explain=_explain_taken(_controls, Text("読み取りに空いていたはずの CPU",
+                                                         "the CPU the poll was to have to itself"))),
+    WORDS.finding("F7",
+                  [Check(ratio_measure(f"control/{name}", "sampling",
+                                       Text(f"1 クライアント ({label.ja}): IO:WALSync ÷ 測った WAL fsync の時間",
+                                            f"1 client ({label.en}): IO:WALSync share / measured WAL fsync time")),
+                         Between(*SAMPLING_RATIO))
+                   for name, label in (("same_cpu", Text("読み取りが同じ CPU", "poll on the same CPU")),
+                                       ("own_cpu", Text("読み取りが別の CPU", "poll on its own CPU")))],
+                  requires=[PINNED, min_cpus(2), majors(14, why=NEEDS_TIMING), SAMPLING,
+                            data("sampling_counts_cpu", NO_CPU_SAMPLES,
+                                 Text("CPU を数える pg_wait_sampling", "pg_wait_sampling that counts CPU"))]),
+    WORDS.finding("F8",
+                  [Check(Measure(Text("CPU の数と同じクライアント数: 通常モードの CPU アイドル − unlogged・非同期の大きい方",
+                                      "at as many clients as CPUs: normal mode's idle CPU minus the higher of "
+                                      "unlogged's and async's"), _undisturbed(_at_cpus, _idle_gap), "pt", 1,
+                                 signed=True),
+                         Above(IDLE_GAP_PT))],
+                  requires=[CPU_COUNTERS],
+                  explain=_explain_taken(_at_cpus, Text("空いていたはずの CPU", "the CPU that would have been idle"))),
 ]

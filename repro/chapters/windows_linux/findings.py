@@ -14,7 +14,8 @@ from functools import cache
 
 from ...text import Text, clients
 from ...stats import Rounds
-from ...verdict import REPORT, SANITY, Above, Below, Between, Check, Cite, Finding, Measure, Requirement, tps_ratio
+from ...verdict import REPORT, SANITY, Above, Below, Between, Check, Measure, Requirement, tps_ratio
+from ...wording import Wording
 from .analysis import fsync_ratio, read_share
 from .conditions import ONE_WRITE, SB_UPDATE_CLIENTS, TWO_WRITES, buffered_update, read, update
 
@@ -83,54 +84,30 @@ def fsync_measure(section: str, method: str, baseline: str) -> Measure:
 
 MISSED = Measure(Text("64MB: 共有バッファーになかったブロックの割合", "64MB: share of blocks not in shared_buffers"),
                  lambda r: read_share(r.raw, "small"), "%", 0, exact=True)
+WORDS = Wording.beside(__file__)
+
 FINDINGS = [
-    Finding("F1", Text("参照系は CPU 数までクライアントとともに伸び、その先は横ばいになる (Linux)",
-                       "Read TPS grows with clients up to the CPU count and is flat beyond it (Linux)"),
-            [Check(GROWS, Above(SCALES_TO)), Check(LEVELS, Between(*FLAT))],
-            original=Text("Windows でも Linux と同じ傾向・水準: CPU 使用率が 100 % 近くになるまで伸び、その後は横ばい (グラフのみ、数値なし)",
-                          "Windows matched Linux in trend and level: TPS grew until the CPUs were near 100 %, then stayed flat (graph only, no numbers)"),
-            cite=Cite("004", Text("5.4.1 節、グラフ「参照系検証結果(tps)」(番号なし)",
-                                  "section 5.4.1, the graph \"read results (tps)\" (not numbered)")),
-            requires=[KNEE_MEASURED]),
-    Finding("F2", Text("Linux では、参照系で shared_buffers を 64MB にすると、テーブルが収まる大きさより遅い (Windows の結果とは逆)",
-                       "On Linux, reads with shared_buffers 64MB are slower than with a size that holds the table (unlike the Windows result)"),
-            [Check(buffers_ratio(c), Below(SLOWER)) for c in (1, 2, 8)],
-            original=Text("Windows で 64MB と約 40GB がほぼ同じ。接続数が多いと 64MB がわずかに上 (グラフのみ)",
-                          "On Windows 64MB and about 40GB were nearly the same; at many connections 64MB was slightly ahead (graph only)"),
-            cite=Cite("004", Text("5.4.3 節、グラフ「shared_buffers検証結果(tps)」(番号なし)",
-                                  "section 5.4.3, the graph \"shared_buffers results (tps)\" (not numbered)")),
-            declared_kind=REPORT),
-    Finding("F3", Text("Linux では、更新系の TPS は shared_buffers 64MB でも、テーブルが収まる大きさのときと大きくは変わらない (8 クライアント)",
-                       "On Linux, update TPS with shared_buffers 64MB stays close to that with a size that holds the table (8 clients)"),
-            [Check(buffered_update_ratio(SB_UPDATE_CLIENTS), Between(*METHOD_BAND))],
-            original=Text("原典は shared_buffers を参照系でしか比べていない", "The original compared shared_buffers for reads only"),
-            cite=Cite("004", Text("5.4.3 節", "section 5.4.3")),
-            declared_kind=REPORT),
-    Finding("F4", Text("pg_test_fsync で open_datasync が fsync の何倍も速いのは Windows の結果で、Linux (このストレージ) では差が小さい",
-                       "pg_test_fsync's open_datasync many times faster than fsync is a Windows result; on Linux (this storage) the gap is small"),
-            [Check(fsync_measure(ONE_WRITE, "open_datasync", "fsync"), Below(NOT_WINDOWS))],
-            original=Text("Windows: open_datasync 105,161 ops/s、fsync 5,406、fsync_writethrough 5,289 (19.5 倍)",
-                          "Windows: open_datasync 105,161 ops/s, fsync 5,406, fsync_writethrough 5,289 (19.5 times)"),
-            cite=Cite("004", Text("5.4.4 節、表 5.3", "section 5.4.4, table 5.3")),
-            declared_kind=REPORT),
-    Finding("F5", Text("更新系 TPS は wal_sync_method によって大きくは変わらない (Linux、このストレージ、1 クライアント)",
-                       "Update TPS changes little with wal_sync_method (Linux, this storage, 1 client)"),
-            [Check(method_ratio(m, 1), Between(*METHOD_BAND)) for m in ("fsync", "open_sync", "open_datasync")],
-            original=Text("Windows: open_datasync が fsync_writethrough、fsync より高い TPS (グラフのみ)",
-                          "Windows: open_datasync gave higher TPS than fsync_writethrough and fsync (graph only)"),
-            cite=Cite("004", Text("5.4.4 節、グラフ「wal_sync_method検証結果」(番号なし)",
-                                  "section 5.4.4, the graph \"wal_sync_method results\" (not numbered)")),
-            declared_kind=REPORT),
-    Finding("F6", Text("pg_test_fsync の 8kB 2 回書き込みでは open_datasync が fdatasync より大きく落ちるが、8 クライアントの更新系 TPS には表れない",
-                       "pg_test_fsync's two 8kB writes cost open_datasync far more than fdatasync, but 8 clients' update TPS does not show it"),
-            [Check(fsync_measure(TWO_WRITES, "open_datasync", "fdatasync"), Below(PENALTY)),
-             Check(method_ratio("open_datasync", 8), Above(PENALTY))],
-            original=Text("原典は 8kB 1 回書き込みのみを掲載", "The original published the one-8kB-write test only"),
-            cite=Cite("004", Text("5.4.4 節、表 5.3", "section 5.4.4, table 5.3")),
-            declared_kind=REPORT),
+    WORDS.finding("F1",
+                  [Check(GROWS, Above(SCALES_TO)), Check(LEVELS, Between(*FLAT))],
+                  requires=[KNEE_MEASURED]),
+    WORDS.finding("F2",
+                  [Check(buffers_ratio(c), Below(SLOWER)) for c in (1, 2, 8)],
+                  declared_kind=REPORT),
+    WORDS.finding("F3",
+                  [Check(buffered_update_ratio(SB_UPDATE_CLIENTS), Between(*METHOD_BAND))],
+                  declared_kind=REPORT),
+    WORDS.finding("F4",
+                  [Check(fsync_measure(ONE_WRITE, "open_datasync", "fsync"), Below(NOT_WINDOWS))],
+                  declared_kind=REPORT),
+    WORDS.finding("F5",
+                  [Check(method_ratio(m, 1), Between(*METHOD_BAND)) for m in ("fsync", "open_sync", "open_datasync")],
+                  declared_kind=REPORT),
+    WORDS.finding("F6",
+                  [Check(fsync_measure(TWO_WRITES, "open_datasync", "fdatasync"), Below(PENALTY)),
+                   Check(method_ratio("open_datasync", 8), Above(PENALTY))],
+                  declared_kind=REPORT),
     # The set-up's own check: a 64MB cache cannot hold a table four times its size, so most
     # reads miss it by construction; it tells F2 compares what it means to, and reproduces nothing.
-    Finding("F7", Text("shared_buffers 64MB では、参照系が読むブロックの半分を超えて共有バッファーにない",
-                       "With shared_buffers 64MB, more than half the blocks the reads touch are not in shared_buffers"),
-            [Check(MISSED, Above(50))], declared_kind=SANITY),
+    WORDS.finding("F7",
+                  [Check(MISSED, Above(50))], declared_kind=SANITY),
 ]
