@@ -166,8 +166,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
           f"published run(s)")
     for f in found["findings"]:
         mark = "same verdict" if f["same_verdict"] else "DIFFERENT VERDICT"
+        runs = f"{f['published_runs']} run" + ("" if f["published_runs"] == 1 else "s")
         print(f"  {f['finding']} [{f['kind']}] this machine: {f['this_machine']}; published: {f['published']} "
-              f"({f['published_runs']} run{'' if f['published_runs'] == 1 else 's'}) — {mark}{'; values differ' if f['differ'] else ''}")
+              f"({runs}) — {mark}{'; values differ' if f['differ'] else ''}")
         for c in f["checks"]:
             def shown(e: dict[str, Any]) -> str:
                 if e["value"] is None:

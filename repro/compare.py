@@ -34,9 +34,11 @@ def latest_here(chapter: Chapter, major: float | None) -> dict[str, Any]:
 
 
 def published(chapter: Chapter, doc: dict[str, Any]) -> pooling.Pool:
-    """The stored runs of the chapter's current experiment on the run's major and scale; one
-    clear error when there are none, or only runs of another experiment or scale."""
-    stored = results.files(chapter.name, build=False)
+    """The stored runs of the chapter's current experiment on the run's major and scale, but
+    the run itself (kept with `repro archive`, it would be compared with itself); one clear
+    error when there are none, or only runs of another experiment or scale."""
+    stored = [(p, d) for p, d in results.files(chapter.name, build=False)  # not this run, if kept
+              if d["provenance"]["started"] != doc["provenance"]["started"]]
     pool = pooling.gather(chapter, doc["major"], doc["scale"], found=stored)
     where = f"{chapter.name} on PostgreSQL {majors.name(doc['major'])}"
     if doc["key"]["experiment"] != chapter.experiment_hash(doc["scale"]):

@@ -30,7 +30,8 @@ KEYS = {"claim", "original", "source", "where"}
 
 
 class Wording:
-    """The entries of one `findings.toml`, each used by exactly one finding."""
+    """The entries of one `findings.toml` (tests/test_chapters.py checks that each chapter's
+    entries and findings match one to one)."""
 
     def __init__(self, path: Path, values: dict[str, object]):
         self.path = path

@@ -1,12 +1,13 @@
 """Pure units: number formatting, rounds and intervals, verdicts, measuring helpers, results
 and cache keys, the parsers of PostgreSQL's small tools."""
 import json
+import shutil
 
 import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-from repro import results
+from repro import compare, registry, results
 from repro.errors import ReproError
 from repro.lab.measure import Plan, Progress, rotated, run_rounds
 from repro.lab.pgtools import parse_test_fsync, parse_test_timing
@@ -350,3 +351,14 @@ def test_wording_fills_values_and_refuses_what_it_cannot_use(tmp_path) -> None:
     words.write_text('[F1]\nclaim.ja = "x"\nclaim.en = "x"\ncited = "004"\n')
     with pytest.raises(ReproError, match="unknown keys cited"):
         Wording(words, {})
+
+
+def test_compare_leaves_this_run_out_of_the_published_ones(tmp_path, monkeypatch) -> None:
+    """A run kept with `repro archive` is also this machine's latest: compared with itself it
+    would always "agree"."""
+    kept = sorted((results.history() / "eic").glob("pg17-default-*.json"))  # the newest: current
+    (tmp_path / "eic").mkdir()
+    shutil.copy(kept[-1], tmp_path / "eic" / "pg17-default.json")
+    monkeypatch.setenv("REPRO_RESULTS", str(tmp_path))
+    found = compare.compare(registry.get("eic"), 17)
+    assert found["published_runs"] and found["this_machine_run"] not in found["published_runs"]
