@@ -36,7 +36,7 @@ help:
 	@echo "make html            run stale chapters on PostgreSQL $(PG), build the site's HTML (_build/html)"
 	@echo "make site            the same, and the PDFs the site links (as published)"
 	@echo "make test            unit and integration tests, each chapter once, browser test"
-	@echo "make repro-NAME      run one chapter (SCALE=tiny|default|full, PG=17 or PG=13,17, DSN=...)"
+	@echo "make repro-NAME      run one chapter (SCALE=tiny|default|full, PG=17 or PG=13,17, DSN=... SERVER_CPUS=N)"
 	@echo "make matrix          every chapter on every major (MAJORS=\"$(MAJORS)\", SCALE=...)"
 	@echo "make images          build or pull the postgres images for MAJORS"
 	@echo "make archive         keep this build's results in results/ (the stored history; MACHINE=name: a contributed run)"
@@ -70,13 +70,12 @@ system:
 engine: system
 	@scripts/ensure-docker.sh
 
+# Two chains side by side: 15 and the semaphores control built on it, and the other majors.
 image: engine
-	@for m in $(sort $(PG_LIST) $(BESIDE)); do $(STAGE) "image $$m" $(ASIDE) images/ensure.sh $$m || exit 1; done
-	@$(if $(SEMAPHORES),$(STAGE) "image semaphores control" $(ASIDE) images/semaphores/ensure.sh)
+	@scripts/ensure-images.sh $(if $(SEMAPHORES),--control) $(sort $(PG_LIST) $(BESIDE))
 
 images: engine
-	@for m in $(sort $(MAJORS) $(BESIDE)); do $(STAGE) "image $$m" $(ASIDE) images/ensure.sh $$m || exit 1; done
-	@$(STAGE) "image semaphores control" $(ASIDE) images/semaphores/ensure.sh
+	@scripts/ensure-images.sh --control $(sort $(MAJORS) $(BESIDE))
 
 # The venv's install and the image build overlap (two jobs; both need only `system`).
 results: system
@@ -140,7 +139,7 @@ test-images: venv
 	$(PY) -m pytest -q tests/test_images.py
 
 repro-%: venv image
-	$(PY) -m repro run $* --scale $(SCALE) --pg $(PG) $(if $(DSN),--dsn "$(DSN)") $(if $(WAIT),--wait)
+	$(PY) -m repro run $* --scale $(SCALE) --pg $(PG) $(if $(DSN),--dsn "$(DSN)") $(if $(SERVER_CPUS),--server-cpus $(SERVER_CPUS)) $(if $(WAIT),--wait)
 	$(PY) -m repro check $* --scale $(SCALE) $(if $(DSN),--existing,--pg $(PG))
 
 archive: venv

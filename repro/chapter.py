@@ -151,7 +151,8 @@ class Run:
     def environment(self) -> Environment:
         prov = self.doc["provenance"]
         external = self.doc["key"]["target"] != "container"
-        return Environment(self.major, None if external else prov["host"].get("engine_cpus"),
+        cpus = prov.get("server_cpus_declared") if external else prov["host"].get("engine_cpus")
+        return Environment(self.major, cpus,
                            frozenset(prov.get("features", ())), self.raw, external)
 
     @cached_property

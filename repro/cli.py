@@ -12,7 +12,7 @@ from typing import Any
 from . import majors, pooling, registry, results, scales
 from .chapter import Run
 from .errors import ChapterStopped, ReproError
-from .verdict import CHANGED, NOT_APPLICABLE, STATUSES
+from .verdict import CHANGED, NOT_APPLICABLE, STATUSES, STOPPED
 
 def print_verdicts(doc: dict[str, Any]) -> int:
     """The run's chapter on its major: one line per finding with its pooled verdict (this run
@@ -50,7 +50,7 @@ def print_verdicts(doc: dict[str, Any]) -> int:
             print(f"     why: {v.reason.en}")
     rounds = run.rounds
     counts = sorted({rounds.count(c) for c in rounds.conditions()})
-    logs = [log["stopped"] for log in doc["raw"].get("rounds_log", [])]
+    logs = [STOPPED[log["stopped"]].en for log in doc["raw"].get("rounds_log", [])]
     if counts:
         print(f"  rounds per condition in this run: {', '.join(map(str, counts))} ({'; '.join(logs)})")
     return sum(v.failed for v in pooled)
@@ -85,7 +85,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     from .lab import runner
     chapter = registry.get(args.name)
     for major in majors.parse_list(args.pg):
-        doc, reused = runner.run(chapter, args.scale, major, args.dsn, args.force, wait=args.wait)
+        doc, reused = runner.run(chapter, args.scale, major, args.dsn, args.force, wait=args.wait,
+                                 server_cpus=args.server_cpus)
         if reused:
             print(f"{chapter.name}: reusing the cached result (same experiment, scale and image); "
                   f"--force runs it again")
@@ -330,8 +331,15 @@ def cmd_clean(args: argparse.Namespace) -> int:
     return 0
 
 
+class _Parser(argparse.ArgumentParser):
+    """Bad arguments: one line naming the problem and exit 2 (`-h` shows the usage)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"error: {self.prog}: {message} (-h shows the usage)\n")
+
+
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m repro", description=__doc__)
+    p = _Parser(prog="python -m repro", description=__doc__)
     sub = p.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="chapters and their results").set_defaults(fn=cmd_list)
     for name, fn, text in (("run", cmd_run, "run a chapter (reusing a fresh cached result)"),
@@ -354,6 +362,9 @@ def parser() -> argparse.ArgumentParser:
                            help="make N new runs of each (rotating chapters and majors) and keep each in results/")
         if name == "run":
             s.add_argument("--dsn", help="run against an existing server (README: what each chapter judges there)")
+            s.add_argument("--server-cpus", type=int, metavar="N",
+                           help="with --dsn: the server's CPU count, which the run cannot see "
+                                "(findings that compare with it are judged only when it is given)")
             s.add_argument("--force", action="store_true", help="run even if a fresh result exists")
         s.add_argument("--scale", default="default", help=f"one of {', '.join(scales.SCALES)}")
         s.add_argument("--pg", default=str(majors.DEFAULT_MAJOR), metavar="MAJORS",

@@ -107,7 +107,10 @@ MACHINE = (("cpu", "CPU"), ("memory", "memory [GiB]"), ("storage", "storage driv
 def machine(doc: dict[str, Any]) -> dict[str, str]:
     prov, host = doc["provenance"], doc["provenance"]["host"]
     servers = prov["servers"]
-    return {"cpu": f"{host.get('engine_cpus')} × {host.get('cpu_model') or '?'}",
+    cpu = f"{host.get('engine_cpus')} × {host.get('cpu_model') or '?'}"
+    if doc["key"]["target"] != "container":  # the host is where pgbench ran; the server's own are declared
+        cpu = f"server: {prov.get('server_cpus_declared') or 'not declared'} (--server-cpus); pgbench's host: {cpu}"
+    return {"cpu": cpu,
             "memory": str(host.get("memory_gib")), "storage": str(host.get("storage_driver")),
             "kernel": f"{host.get('kernel')}, {host.get('os')}",
             "server": "; ".join(sorted({s["version"].split(" on ")[0] + (f" ({s['image']['name']})" if s["image"] else "")

@@ -531,6 +531,18 @@ def undecided(findings: Sequence[Finding], current: tuple[Rounds, Environment],
     return conditions, ids
 
 
+# Why a run's rounds stopped (its rounds log): "decided" is `undecided` finding nothing that
+# more rounds could decide: every finding decided, or the rest beyond what the rounds left
+# could settle (too close to its threshold, or measured once per run).
+STOPPED = {
+    "minimum": Text("最小ラウンド数で終了", "stopped at the minimum rounds"),
+    "decided": Text("これ以上のラウンドで決まる知見がないため終了",
+                    "stopped: no more rounds could decide another finding"),
+    "max_rounds": Text("最大ラウンド数に達して終了", "stopped at the most rounds the scale allows"),
+    "budget": Text("スケールの時間予算に達して終了", "stopped: the scale's time budget was spent"),
+}
+
+
 def _decidable(result: CheckResult, extra: int) -> bool:
     """Whether `extra` more rounds of the newest run could clear the check's threshold."""
     e = result.estimate

@@ -1,5 +1,5 @@
 """A PostgreSQL server that the project does not start: Debian's `postgresql` package on
-this machine (scripts/install-system.sh dsn installs it), as an engineer's own server. A
+this machine (scripts/install-system.sh postgresql installs it), as an engineer's own server. A
 cluster of its own in a scratch directory, on a free port of 127.0.0.1, with password
 (SCRAM) authentication, started and stopped by the test that wants it, and only that one.
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from repro import cli, registry, scaffold
+from repro import cli, compare, registry, scaffold
 from repro.chapter import Chapter, Run
 from conftest import Watcher
 from repro.errors import ReproError
@@ -66,17 +66,30 @@ def test_new_chapter_runs_against_an_existing_server_by_dsn(
     """The DSN target: a server the run did not start, pgbench in a helper container, the
     password from PGPASSWORD as libpq takes it, the tables in a scratch database that the run
     drops. The password shows nowhere: not in the run's output or result, `docker inspect` of
-    a container or exec, `docker events` or `ps`."""
+    a container or exec, `docker events` or `ps`. A chapter that compares with the server's
+    CPU count records it as unknown there; the count the user declares takes its place."""
     scaffold.create("dsn_demo", tree)
+    experiment = tree / "repro" / "chapters" / "dsn_demo" / "experiment.py"
+    source = experiment.read_text()
+    assert "    p = ctx.params\n" in source
+    experiment.write_text(source.replace("    p = ctx.params\n", "    p = ctx.params\n    ctx.record("
+                                         "\"engine_cpus\", None if ctx.external else 2)\n"))
     chapter = _load(tree, "dsn_demo")
     output: list[str] = []
     with Lab() as lab:
         existing = lab.server("existing")
         monkeypatch.setenv("PGPASSWORD", lab.password)
         dsn = without_password(existing.conninfo())
-        doc, _ = runner.run(chapter, "tiny", dsn=dsn, out=output.append)
+        doc, _ = runner.run(chapter, "tiny", dsn=dsn, out=output.append, server_cpus=3)
+        again, reused = runner.run(chapter, "tiny", dsn=dsn, out=output.append, server_cpus=3)
+        assert reused and again["provenance"]["started"] == doc["provenance"]["started"]
+        _, reused = runner.run(chapter, "tiny", dsn=dsn, out=output.append, server_cpus=4)
+        assert not reused, "another declared count is another run"
         assert existing.sql("SELECT datname FROM pg_database WHERE datname LIKE 'repro%'") == []
     watcher.stop()
+    assert doc["raw"]["engine_cpus"] == 3 and doc["provenance"]["server_cpus_declared"] == 3
+    assert Run(chapter, doc).environment.cpus == 3
+    assert compare.machine(doc)["cpu"].startswith("server: 3 (--server-cpus); pgbench's host: ")
     assert doc["provenance"]["target"] == "external server (DSN)"
     assert doc["key"]["target"] == f"dsn:{dsn}" and "password" not in json.dumps(doc)
     assert doc["raw"]["rounds"]["on"][0]["tps"] > 0

@@ -70,24 +70,41 @@ def expected_s(chapter: Chapter, scale: str) -> float:
     return check_scale(chapter, scale).get("budget_s", 120) + 60
 
 
+def declare_server_cpus(raw: dict[str, Any], cpus: int | None) -> None:
+    """An experiment that compares with the server's CPU count records "engine_cpus", and
+    None against an existing server, whose machine it cannot see; the count the user
+    declares (--server-cpus) takes that None's place. Done here, not in the experiment, so
+    declaring it does not change what the experiment measures (its key)."""
+    if cpus is not None and "engine_cpus" in raw and raw["engine_cpus"] is None:
+        raw["engine_cpus"] = cpus
+
+
 def run(chapter: Chapter, scale: str = "default", major: float = majors.DEFAULT_MAJOR,
         dsn: str | None = None, force: bool = False,
-        out: Callable[[str], None] = print, wait: bool = False) -> tuple[dict[str, Any], bool]:
+        out: Callable[[str], None] = print, wait: bool = False,
+        server_cpus: int | None = None) -> tuple[dict[str, Any], bool]:
     """Return (result, reused): the cached result if its key matches, else a new run, made
-    while holding the engine's run lock (`wait` waits for a run that holds it)."""
+    while holding the engine's run lock (`wait` waits for a run that holds it).
+    `server_cpus`: an existing server's CPU count, as the user declares it."""
     params = check_scale(chapter, scale)
+    if server_cpus is not None and not dsn:
+        raise ReproError("--server-cpus declares an existing server's CPU count (--dsn); a "
+                         "container's is the Docker engine's own")
+    if server_cpus is not None and server_cpus < 1:
+        raise ReproError(f"--server-cpus must be a positive number of CPUs, not {server_cpus}")
     if dsn:
         major = check_dsn(dsn)
     lab_major = majors.DEFAULT_MAJOR if dsn else major  # with a DSN, the image only runs pgbench
     image, key, path = _keyed(chapter, scale, major, lab_major, dsn)
     previous = stored(path, chapter, out)
-    if not force and results.is_fresh(previous, key):
+    declared_as_before = not dsn or (previous or {}).get("provenance", {}).get("server_cpus_declared") == server_cpus
+    if not force and results.is_fresh(previous, key) and declared_as_before:
         return previous, True  # type: ignore[return-value]
 
     started = datetime.now(timezone.utc)
     doc: dict[str, Any] = {"chapter": chapter.name, "format": results.FORMAT, "key": key,
                            "major": major, "scale": scale, "scale_params": params}
-    cpus = None if dsn else engine.info().get("NCPU")  # an existing server's are not known
+    cpus = server_cpus if dsn else engine.info().get("NCPU")  # an existing server's: declared or unknown
     features = extensions(dsn) if dsn else image.features
     env = Environment(major, cpus, features, {}, external=dsn is not None)
     unmet = [r.reason(env) for r in chapter.requires if not r.met(env)]
@@ -118,6 +135,9 @@ def run(chapter: Chapter, scale: str = "default", major: float = majors.DEFAULT_
                         if r.doc["key"]["target"] == key["target"]]
 
             def decide(raw: dict[str, Any], extra: int) -> tuple[set[str], list[str]]:
+                if dsn:  # the findings that need the declared CPU count are judged as at the end
+                    raw = dict(raw)
+                    declare_server_cpus(raw, server_cpus)
                 current = (Rounds(raw, minimum=params["rounds"]),
                            Environment(major, cpus, features, raw, external=dsn is not None))
                 return undecided(chapter.findings, current, history, extra)
@@ -134,12 +154,16 @@ def run(chapter: Chapter, scale: str = "default", major: float = majors.DEFAULT_
             servers = [provenance.server(s) for s in lab.servers]
             container = next((s for s in lab.servers if s.image is not None), None)
             host = provenance.host(container)
+        if dsn:
+            declare_server_cpus(ctx.raw, server_cpus)
         doc |= {"raw": ctx.raw, "provenance": {
             "started": started.isoformat(timespec="seconds"),
             "duration_s": round(time.monotonic() - t0, 1),
             "target": target_label(dsn),
             "servers": servers, "host": host, "features": sorted(features),
             "experiment": key["experiment"], "git": provenance.commit()}}
+        if dsn:
+            doc["provenance"]["server_cpus_declared"] = server_cpus
     doc["verdicts"] = [v.as_dict() for v in Run(chapter, doc).verdicts]  # as judged at run time
     results.save(doc, path)
     return doc, False

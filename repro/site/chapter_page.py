@@ -9,7 +9,7 @@ from docutils import nodes
 from .. import sizes
 from ..chapter import Run, Table
 from ..text import Number, Text
-from ..verdict import KIND, Finding, Verdict
+from ..verdict import KIND, STOPPED, Finding, Verdict
 from . import store
 from .nodes import (ChapterDirective, badge, details, details_summary, doc_link, para, source_text, table_node,
                     timestamp, verdict_badge)
@@ -234,9 +234,3 @@ def _added(extra: list[dict[str, Any]]) -> list[Text]:
     return out
 
 
-STOPPED = {
-    "minimum": Text("最小ラウンド数で終了", "stopped at the minimum rounds"),
-    "decided": Text("すべての知見が決まったため終了", "stopped: every finding decided"),
-    "max_rounds": Text("最大ラウンド数に達して終了", "stopped at the most rounds the scale allows"),
-    "budget": Text("スケールの時間予算に達して終了", "stopped: the scale's time budget was spent"),
-}

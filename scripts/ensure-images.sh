@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Make the images of MAJORS available (images/ensure.sh) and, with --control, the semaphores
+# chapter's control (images/semaphores/ensure.sh), in two chains side by side: 15 and then
+# the control, which builds on 15's image and is mostly a compile (CPU), beside the other
+# majors one after another, which are mostly downloads and unpacking. Each build is a stage
+# (scripts/stage.sh) and goes aside of any measuring run (scripts/aside.sh). With every image
+# present, each only says so. Here and not in images/: every file there is in the recipe.
+# Usage: scripts/ensure-images.sh [--control] MAJOR...
+set -uo pipefail
+cd "$(dirname "$0")/.."
+control=0
+if [ "${1:-}" = --control ]; then control=1; shift; fi
+[ $# -gt 0 ] || [ $control = 1 ] || { echo "usage: scripts/ensure-images.sh [--control] MAJOR..." >&2; exit 2; }
+
+one() { scripts/stage.sh "image $1" scripts/aside.sh images/ensure.sh "$1"; }
+
+first=0; rest=()
+for m in "$@"; do
+  if [ "$m" = 15 ]; then first=1; else rest+=("$m"); fi
+done
+
+{ { [ $first = 0 ] || one 15; } \
+  && { [ $control = 0 ] || scripts/stage.sh "image semaphores control" scripts/aside.sh images/semaphores/ensure.sh; }
+} & chain=$!
+status=0
+for m in "${rest[@]}"; do one "$m" || { status=1; break; }; done
+wait $chain || status=1
+exit $status
