@@ -29,7 +29,7 @@ export REPRO_STAGES ?= $(CURDIR)/_build/stages.tsv
 STAGE := scripts/stage.sh
 ASIDE := scripts/aside.sh
 
-.PHONY: help venv system engine image images results matrix html site html-pages stages-start pdf site-check test gettext intl \
+.PHONY: help venv system engine image images results matrix html site html-pages stages-start pdf site-check test test-measuring test-aside gettext intl \
 	check-po archive lint-workflow test-images clean lock
 
 help:
@@ -130,8 +130,15 @@ site-check: venv system
 # core, aside of any measuring run (one worker per test file: a file's fixtures build once).
 # With SITE_DIR=_build/html in the environment, the browser tests check that build instead
 # of building their own (CI).
+# (CI runs the two halves as steps of their own, the second beside the images' tests.)
 test: venv image
+	@$(MAKE) --no-print-directory test-measuring
+	@$(MAKE) --no-print-directory test-aside
+
+test-measuring: venv image
 	IMAGE_MAJORS="$(PG_LIST)" $(PY) -m pytest -m measures
+
+test-aside: venv
 	IMAGE_MAJORS="$(PG_LIST)" $(ASIDE) $(PY) -m pytest -m "not measures" -n auto --dist loadfile
 
 # the images' own tests on every image present (the official image's interface, features)

@@ -404,7 +404,10 @@ def test_a_rebuild_leaves_no_image_behind(client):
     """Rebuilding an image replaces it: afterwards the new image stands where the old one
     stood, there are as many images and parent layers as before (the old image's, its base
     and the candidate are gone) and no new dangling one. 11 is the cheapest build here
-    (zonky's binaries on a Debian root, about 80 s)."""
+    (zonky's binaries on a Debian root, about 50 s), rebuilt only where 11 is among the majors
+    to check (make test-images, not make test: CI runs the two side by side)."""
+    if "11" not in MAJORS:
+        pytest.skip("11 is not among the majors to check (IMAGE_MAJORS)")
     if not present(client, "11"):
         pytest.skip("no repro-postgres:11 to rebuild: make images")
     old = client.images.get(image_name("11")).id
