@@ -97,8 +97,8 @@ def run(chapter: Chapter, scale: str = "default", major: float = majors.DEFAULT_
     lab_major = majors.DEFAULT_MAJOR if dsn else major  # with a DSN, the image only runs pgbench
     image, key, path = _keyed(chapter, scale, major, lab_major, dsn)
     previous = stored(path, chapter, out)
-    declared_as_before = not dsn or (previous or {}).get("provenance", {}).get("server_cpus_declared") == server_cpus
-    if not force and results.is_fresh(previous, key) and declared_as_before:
+    declared = (previous or {}).get("provenance", {}).get("server_cpus_declared")
+    if not force and results.is_fresh(previous, key) and (not dsn or declared == server_cpus):
         return previous, True  # type: ignore[return-value]
 
     started = datetime.now(timezone.utc)
