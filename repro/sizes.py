@@ -131,8 +131,10 @@ class Size:
     def comparable(self) -> bool:
         return self.outcome in MARK
 
-    def text(self) -> Text:
-        """"same size as the original (+0.9 %)", "smaller now: 0.42 [0.30, 0.55] × the original's effect"."""
+    def text(self, full: bool = False) -> Text:
+        """"same size as the original (+0.9 %)", "smaller now: 0.42 [0.30, 0.55] × the original's
+        effect"; `full` adds our estimate and the runs it rests on (the runs since the size was
+        registered, which may be fewer than the verdict's)."""
         head = OUTCOME[self.outcome]
         if self.outcome == NOT_COMPARABLE and self.why:
             return Text(f"{head.ja}: {self.why.ja}", f"{head.en}: {self.why.en}")
@@ -142,10 +144,16 @@ class Size:
         if self.several and self.check is not None:
             head = Text(f"{head.ja} (判定条件 {self.check + 1})", f"{head.en} (check {self.check + 1})")
         if self.outcome == SAME or self.ratio is None:
-            return Text(f"{head.ja} (原典 {orig.ja})", f"{head.en} (original {orig.en})")
-        r = Number(self.ratio, "×", 2, low=self.low, high=self.high)
-        return Text(f"{head.ja}: 効果は原典 ({orig.ja}) の {r.format('ja')}",
-                    f"{head.en}: the effect is {r.format('en')} the original's ({orig.en})")
+            short = Text(f"{head.ja} (原典 {orig.ja})", f"{head.en} (original {orig.en})")
+        else:
+            r = Number(self.ratio, "×", 2, low=self.low, high=self.high)
+            short = Text(f"{head.ja}: 効果は原典 ({orig.ja}) の {r.format('ja')}",
+                         f"{head.en}: the effect is {r.format('en')} the original's ({orig.en})")
+        if not full or self.ours is None:
+            return short
+        return Text(f"{short.ja}。ここでの値 {self.ours.format('ja')} (大きさの登録の後の {self.runs} 回の実行)",
+                    f"{short.en}; ours {self.ours.format('en')} (the {self.runs} run{'s' * (self.runs > 1)} "
+                    f"since the size was registered)")
 
     def as_dict(self) -> dict[str, Any]:
         """The fields of `repro matrix --json`."""

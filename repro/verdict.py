@@ -67,6 +67,7 @@ class Measure:
     # interval cut at the floor (its coverage is the same: the true value is not below
     # it). Judging is unaffected: a floor at or below every threshold changes no verdict.
     floor: float | None = None
+    ceiling: float | None = None  # the most it can take (a share: 100 %), the same way
     ratio: bool = False  # a ratio shown in % (one TPS as a share of another): log scale too
 
     @property
@@ -95,6 +96,8 @@ class Measure:
                high: float | None = None) -> Number:
         if self.floor is not None and low is not None:
             low = max(low, self.floor)
+        if self.ceiling is not None and high is not None:
+            high = min(high, self.ceiling)
         return Number(value, self.unit, self.digits, self.signed, low, high)
 
 
@@ -341,8 +344,8 @@ class CheckResult:
         return min(self.check.threshold.limits(), key=lambda x: e.distance(x) or 0.0)
 
     def to_decide(self) -> Text | None:
-        """For an undecided check: how far its interval reaches across the threshold, and how
-        many runs of the observed spread would decide it; or that none feasibly would."""
+        """For an undecided check: the end of its interval that lies across the threshold, and
+        how many runs of the observed spread would decide it; or that none feasibly would."""
         e, m = self.estimate, self.check.measure
         if self.status != INCONCLUSIVE or m.exact:
             return None
@@ -352,12 +355,11 @@ class CheckResult:
             return Text("区間がありません (実行ごとに 1 つの値で、値が 2 つ以上要ります)。あと 1 回の実行で区間が得られます。",
                         "No interval yet (one value per run, and it needs two or more): one more run gives one.")
         limit = self.nearest_limit()
-        across = min(e.high - limit, limit - e.low)
+        end = m.number(e.high if e.high - limit < limit - e.low else e.low)  # the end across the limit
         runs = e.runs_to_decide(limit)
-        reach = m.number(across)
         bound = _limit(m, limit, "ja"), _limit(m, limit, "en")
-        head = Text(f"区間は閾値 {bound[0]} を {reach.format('ja')} 越えています",
-                    f"the interval reaches {reach.format('en')} across the threshold {bound[1]}")
+        head = Text(f"区間は閾値 {bound[0]} の向こうの {end.format('ja')} まで届いています",
+                    f"the interval reaches across the threshold {bound[1]}, to {end.format('en')}")
         if runs is None or runs > FEASIBLE_RUNS:
             return Text(f"閾値に近すぎて判定できません: {head.ja}。同じばらつきなら {FEASIBLE_RUNS} 回を超える実行が要ります。",
                         f"Too close to call at this threshold: {head.en}; at the observed spread it would take "

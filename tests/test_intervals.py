@@ -95,6 +95,9 @@ def test_what_would_decide_an_undecided_check() -> None:
     assert c.status == INCONCLUSIVE
     need = c.estimate.runs_to_decide(1.1)
     assert 1 < need < 20 and f"about {int(np.ceil(need))} runs in all" in c.to_decide().en
+    low = RATIO.number(c.estimate.low).format("en")  # the end below the threshold (the estimate is above)
+    said = c.to_decide().en.replace("\xa0", " ")
+    assert said.startswith(f"The interval reaches across the threshold 1.10 ×, to {low.replace(chr(160), ' ')};"), said
     on = Finding("F1", Text("", ""), [Check(RATIO, Above(1.2))]).judge(rounds, ENV).checks[0]
     assert on.to_decide().en.startswith("Too close to call at this threshold")
 

@@ -48,6 +48,9 @@ def test_each_magnitude_outcome(original: float, values: list[float], outcome: s
     assert s.outcome == outcome and s.comparable
     if outcome == sizes.SAME:
         assert s.ratio is None and s.text().en == "same size (original +69.9\u00a0%)"
+        # on the chapter's page, with the estimate it rests on: the runs since the size's registration
+        assert s.text(full=True).en.startswith(f"same size (original +69.9\u00a0%); ours {s.ours.format('en')} (the ")
+        assert s.text(full=True).en.endswith(" since the size was registered)")
     else:  # the ratio of the two effects (log scale of a change), with its interval around it
         assert s.low <= s.ratio <= s.high
         assert (s.ratio < 1) == (outcome != sizes.LARGER)

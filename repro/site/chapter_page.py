@@ -85,7 +85,7 @@ def _size_cell(shown: store.Shown, fid: str, lang: str) -> nodes.Node:
     cell = nodes.paragraph(classes=["repro-size", size.outcome.replace(" ", "-")])
     if size.outcome in sizes.MARK:
         cell += nodes.strong(text=sizes.MARK[size.outcome] + " ")
-    cell += nodes.Text(size.text()(lang))
+    cell += nodes.Text(size.text(full=True)(lang))
     return cell
 
 

@@ -124,8 +124,9 @@ def _exact(label: Text, statistic: Callable[[Rounds], float | None], unit: str =
 
 def _once(label: Text, statistic: Callable[[Rounds], float | None], unit: str = "", digits: int = 0) -> Measure:
     """A share from one traced or sampled window of a run: a sample, not a count a repeat
-    cannot change, so the spread between runs gives it an interval (stats.pool)."""
-    return Measure(label, statistic, unit, digits, floor=0)
+    cannot change, so the spread between runs gives it an interval (stats.pool), shown
+    within what a share can take."""
+    return Measure(label, statistic, unit, digits, floor=0, ceiling=100 if unit == "%" else None)
 
 
 def _api(server: str, sysv: bool) -> list[Check]:

@@ -95,7 +95,7 @@ def f2_checks(method: str = "sampling", clients: Callable[[Rounds], list[int]] =
     wal = _pct(_tag(Text("unlogged・非同期: WAL フラッシュ待ちの最大", "unlogged, async: WAL-flush waits, highest"),
                     method),
                lambda r: max(share(r, f"{m}/{c}", "WAL", method)
-                             for m in ("unlogged", "async") for c in clients(r)), floor=0)  # a share
+                             for m in ("unlogged", "async") for c in clients(r)), floor=0, ceiling=100)  # a share
     gain = Measure(_tag(Text("unlogged・非同期: 同じクライアント数の通常モードに対する ClientRead の差 (最小)",
                              "unlogged, async: ClientRead above normal mode at the same clients, smallest"),
                         method),
