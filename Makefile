@@ -143,7 +143,7 @@ test-aside: venv
 
 # the images' own tests on every image present (the official image's interface, features)
 test-images: venv
-	$(PY) -m pytest -q tests/test_images.py
+	$(ASIDE) $(PY) -m pytest -q tests/test_images.py
 
 repro-%: venv image
 	$(PY) -m repro run $* --scale $(SCALE) --pg $(PG) $(if $(DSN),--dsn "$(DSN)") $(if $(SERVER_CPUS),--server-cpus $(SERVER_CPUS)) $(if $(WAIT),--wait)
@@ -156,13 +156,13 @@ archive: venv
 ACTIONLINT := _build/bin/actionlint
 $(ACTIONLINT):
 	@command -v go > /dev/null || scripts/install-system.sh golang-go
-	GOBIN=$(CURDIR)/_build/bin go install github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
+	GOBIN=$(CURDIR)/_build/bin $(ASIDE) go install github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
 
 lint-workflow: $(ACTIONLINT)
 	$(ACTIONLINT) .github/workflows/*.yml
 
 gettext: venv
-	$(VENV)/bin/sphinx-build -c . -q -b gettext docs _build/gettext
+	$(ASIDE) $(VENV)/bin/sphinx-build -c . -q -b gettext docs _build/gettext
 
 intl: gettext
 	$(VENV)/bin/sphinx-intl update -p _build/gettext -l en -d locale --line-width=-1
@@ -171,7 +171,7 @@ intl: gettext
 PO_INPUTS := $(shell find docs locale -name '*.md' -o -name '*.po') conf.py scripts/check_po.py
 check-po: _build/.po-checked
 _build/.po-checked: $(PO_INPUTS) | venv
-	@$(PY) scripts/check_po.py
+	@$(ASIDE) $(PY) scripts/check_po.py
 	@mkdir -p _build && touch $@
 
 clean:

@@ -92,3 +92,17 @@ def test_recipes_download_nothing_themselves(recipe: str) -> None:
     code = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
     assert not re.search(r"\b(curl|wget)\b", code)
     assert not re.search(r"\.tar\.gz|\.zip\b", code)
+
+
+# What takes CPUs without measuring, in the Makefile's recipes: each must go aside of the
+# chapters' measuring runs (scripts/aside.sh holds the run lock shared), or go through a
+# script that does (scripts/ensure-images.sh).
+BUSY = ("sphinx-build", "$(SPHINX)", "check_po.py", "go install", "test_images.py", '"not measures"')
+
+
+def test_work_that_measures_nothing_goes_aside_in_the_makefile() -> None:
+    recipes = [line for line in (ROOT / "Makefile").read_text().splitlines() if line.startswith("\t")]
+    busy = [line for line in recipes if any(b in line for b in BUSY)
+            and not line.strip().lstrip("@").startswith("echo ")]
+    assert len(busy) >= 6, busy  # the check still finds what it looks for
+    assert [line for line in busy if "$(ASIDE)" not in line] == []

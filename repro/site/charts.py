@@ -67,7 +67,7 @@ def render(chart: Chart, lang: str, out: Path) -> Path:
             bars = ax.bar(xs, values, width, label=series.label(lang),
                           color=COLOURS[i % len(COLOURS)], yerr=_errors(series), capsize=2,
                           error_kw={"elinewidth": 0.8, "ecolor": "#333"})
-            ax.bar_label(bars, labels=[Number(v, digits=1).format(lang) if v == v else ""
+            ax.bar_label(bars, labels=[Number(v).format(lang) if v == v else ""
                                        for v in values], fontsize=8, padding=2)
         if chart.kind == "line":
             ax.set_xticks(range(len(labels)), labels)
@@ -112,7 +112,7 @@ def alt_text(chart: Chart, lang: str) -> str:
     """The chart's data in words, for readers who cannot see the image."""
     parts = []
     for series in chart.series:
-        values = ", ".join(f"{c(lang)} {Number(v, digits=1).format(lang)}"
+        values = ", ".join(f"{c(lang)} {Number(v).format(lang)}"
                            for c, v in zip(chart.categories, series.values))
         parts.append(f"{series.label(lang)}: {values}")
     return f"{chart.title(lang)} ({chart.y_label(lang)}). " + "; ".join(parts)

@@ -6,6 +6,7 @@ how fast the subscriber applies."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from ...chapter import INTERVAL, Chart, Run, Series, Table, scaling_table
 from ...stats import Rounds
@@ -171,8 +172,17 @@ def subscriber_table(run: Run) -> Table:
                            "", " "))
 
 
+def _speedup_cell(number: Number) -> Number:
+    """A speed-up with the digits its size needs: two decimals below 10, so a search the index
+    does not help shows how near 1 it is and its interval (not "1 [1, 1]"); none from 10 on."""
+    if number.value is None:
+        return number
+    return replace(number, digits=2 if abs(number.value) < 10 else 0)
+
+
 def words_table(run: Run) -> Table:
-    rows = [[KIND_NAMES[k], *[run.estimate(_word_speedup(k, w)) for w in WORDS]] for k in _kinds(run) if k != NONE]
+    rows = [[KIND_NAMES[k], *[_speedup_cell(run.estimate(_word_speedup(k, w))) for w in WORDS]]
+            for k in _kinds(run) if k != NONE]
     return Table(Text("語ごとの速さ: インデックスなしの検索時間 ÷ インデックスでの検索時間 (単一ノード、負荷なし)",
                       "Per word: search time without an index over with it (single node, idle)"),
                  [Text("種類", "Kind"), *[Text(f"「{w}」{INTERVAL.ja}", f"“{w}”{INTERVAL.en}") for w in WORDS]], rows,

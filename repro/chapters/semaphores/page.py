@@ -11,7 +11,7 @@ from ...text import Number, Text, clients
 from ...verdict import Measure, tps_ratio
 from .analysis import error_share, errors_per_call, lock_user_share, semaphore_syscalls, trace_of, wal_write_share
 from .conditions import CONTROL, POSIX, READ, REFERENCE, SYSV, THIS, UPDATE, cond
-from .findings import SERVER_NAMES, SYSV_CALLS, WORKLOADS
+from .findings import FINDINGS, SERVER_NAMES, SYSV_CALLS, WORKLOADS
 
 CLIENTS = Text("クライアント数", "clients")
 API = {True: Text("System V (semop)", "System V (semop)"), False: Text("名前なし POSIX (futex)", "unnamed POSIX (futex)")}
@@ -177,14 +177,29 @@ def control_chart(run: Run) -> Chart:
                  Text("TPS", "TPS"), CLIENTS)
 
 
+def _judged(run: Run, fid: str, index: int = 0) -> Number:
+    """What a finding's verdict shows for one of its checks: over the runs counted for it when
+    the run is shown as part of a pool, else this run's own estimate; "—" where the finding
+    is not judged on this major."""
+    measure = next(f for f in FINDINGS if f.id == fid).checks[index].measure
+    if run.pool is None:
+        return run.estimate(measure)
+    checks = run.pool.verdict(fid).checks
+    return checks[index].number() if len(checks) > index else measure.number(None)
+
+
 def numbers(run: Run) -> dict[str, Number]:
     sets = run.raw["semaphore_sets"]
     return {
         "sysv_sets": Number(sets[SYSV]["sets"], "", 0),
         "sysv_semaphores": Number(sets[SYSV]["semaphores"], "", 0),
+        # from this run's one traced window (the calls table)
         "eagain": Number(error_share(run.raw, THIS, "futex", "EAGAIN"), "%", 0),
         "futex_failed": Number(errors_per_call(run.raw, THIS, ("futex",)), "%", 1),
         "xlogflush": Number(lock_user_share(run.raw, THIS, "XLogFlush"), "%", 0),
+        # the same statistics as the verdicts give them (F6's and F7's first checks: this major)
+        "futex_failed_judged": _judged(run, "F6"),
+        "xlogflush_judged": _judged(run, "F7"),
     }
 
 
