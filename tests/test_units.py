@@ -1,7 +1,9 @@
 """Pure units: number formatting, rounds and intervals, verdicts, measuring helpers, results
 and cache keys, the parsers of PostgreSQL's small tools."""
 import json
+import os
 import shutil
+import time
 
 import numpy as np
 import pytest
@@ -13,6 +15,7 @@ from repro.lab.measure import Plan, Progress, rotated, run_rounds
 from repro.lab.pgtools import parse_test_fsync, parse_test_timing
 from repro.lab.wal import lsn, lsn_text, spelled
 from repro.lab.waits import CpuReading, container_share, cpu_split, parse_cpu_reading
+from repro.site import store
 from repro.site.provenance import role_label
 from repro.stats import BETWEEN_RUNS, Rounds, estimate, median, paired_change
 from repro.text import Number, Text
@@ -230,7 +233,6 @@ def test_save_is_atomic_and_loadable(tmp_path) -> None:
 
 
 def test_a_half_written_verdict_cache_is_judged_again(tmp_path, monkeypatch) -> None:
-    from repro.site import store
     monkeypatch.setenv("REPRO_RESULTS", str(tmp_path / "results"))
     run = store._runs("eic")[-1]  # a stored result in results/
     first = store.statuses(run)
@@ -362,3 +364,22 @@ def test_compare_leaves_this_run_out_of_the_published_ones(tmp_path, monkeypatch
     monkeypatch.setenv("REPRO_RESULTS", str(tmp_path))
     found = compare.compare(registry.get("eic"), 17)
     assert found["published_runs"] and found["this_machine_run"] not in found["published_runs"]
+
+
+def test_a_page_watches_the_folders_of_its_results(tmp_path, monkeypatch) -> None:
+    """A run added beside the stored ones touches no existing file, only its folder: the
+    pages built from the chapter's results must depend on that folder too (a warm build
+    re-reads them), and on the results folder where the chapter has none yet."""
+    build, extra = tmp_path / "build", tmp_path / "extra"
+    (build / "eic").mkdir(parents=True)
+    (build / "eic" / "pg17-default.json").write_text("{}")
+    extra.mkdir()
+    monkeypatch.setenv("REPRO_RESULTS", str(build))
+    monkeypatch.setenv("RESULTS", str(extra))
+    watched = store.watched("eic")
+    assert build / "eic" in watched and build / "eic" / "pg17-default.json" in watched
+    assert extra in watched and results.history() / "eic" in watched
+    before = os.stat(build / "eic").st_mtime_ns
+    time.sleep(0.01)
+    (build / "eic" / "pg17-default-x.json").write_text("{}")  # a new run: the folder's time moves
+    assert os.stat(build / "eic").st_mtime_ns > before

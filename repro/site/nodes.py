@@ -10,7 +10,7 @@ from docutils import nodes
 from sphinx import addnodes
 from sphinx.util.docutils import SphinxDirective
 
-from .. import majors, registry, results
+from .. import majors, registry
 from ..chapter import Chapter, Run, Table
 from ..errors import ReproError
 from ..text import Number, Text
@@ -145,9 +145,8 @@ class Directive(SphinxDirective):
     def depend_on(self, name: str) -> None:
         """Re-read the page when the chapter's results or its package (claims, thresholds,
         labels, tables) change."""
-        for d in (results.build_dir(), *results.stored_dirs()):
-            for path in sorted(d.glob(f"{name}/*.json")):
-                self.env.note_dependency(str(path))
+        for path in store.watched(name):
+            self.env.note_dependency(str(path))
         for path in sorted(registry.get(name).package.rglob("*")):
             if path.is_file() and "__pycache__" not in path.parts:
                 self.env.note_dependency(str(path))

@@ -47,7 +47,7 @@ class NumberRole(SphinxRole):
     def run(self) -> tuple[list[nodes.Node], list[nodes.system_message]]:
         name, _, key = self.text.partition(":")
         chapter = registry.get(name)
-        for path in sorted(results.build_dir().glob(f"{name}/*.json")):
+        for path in store.watched(name):
             self.env.note_dependency(str(path))
         shown = store.current(name, self.config.repro_major, self.config.repro_scale)
         if shown.run is None or "unavailable" in shown.run.doc:

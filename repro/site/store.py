@@ -72,6 +72,21 @@ def experiment_hash(name: str, scale: str) -> str:
 
 
 @cache
+def watched(name: str) -> list[Path]:
+    """What a page built from a chapter's results must be re-read after: each result file,
+    and each folder that holds them (a folder's time changes when a run is added or removed,
+    which no file's does), or the results folder where the chapter has none yet."""
+    paths: list[Path] = []
+    for d in (results.build_dir(), *results.stored_dirs()):
+        folder = d / name
+        if folder.is_dir():
+            paths += [folder, *sorted(p for p in folder.rglob("*") if p.is_dir()),
+                      *sorted(folder.rglob("*.json"))]
+        elif d.is_dir():
+            paths.append(d)
+    return paths
+
+
 def _files(name: str) -> list[tuple[Path, dict]]:
     return results.files(name)
 
