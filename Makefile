@@ -70,7 +70,8 @@ system:
 engine: system
 	@scripts/ensure-docker.sh
 
-# Two chains side by side: 15 and the semaphores control built on it, and the other majors.
+# Two workers side by side: 15 and the semaphores control built on it, and the other majors
+# (a worker that is done takes the next major the other has not started).
 image: engine
 	@scripts/ensure-images.sh $(if $(SEMAPHORES),--control) $(sort $(PG_LIST) $(BESIDE))
 

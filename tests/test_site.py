@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from playwright.sync_api import Page, sync_playwright
+from playwright.sync_api import Error as PlaywrightError, Page, sync_playwright
 
 from conftest import chapter_result
 
@@ -86,12 +86,45 @@ def browser():
         b.close()
 
 
+NETWORK_CHANGED = "net::ERR_NETWORK_CHANGED"
+
+
+def _goto(page: Page, url: str, errors: list[str] | None = None) -> None:
+    """Load a page, again if Chromium dropped its requests because the host's network
+    changed: Docker adds and removes interfaces while the images' tests run beside these
+    tests, and Chromium then fails the requests still connecting with ERR_NETWORK_CHANGED. That
+    is the host, not the site, so the load is repeated, after a pause that lets the burst
+    of changes of one container's start pass (with the errors it logged cleared); any other
+    failure counts."""
+    for attempt in range(4):
+        if attempt:
+            page.wait_for_timeout(2000 * attempt)
+        dropped: list[str] = []
+        def note(request) -> None:
+            if request.failure == NETWORK_CHANGED:
+                dropped.append(request.url)
+        page.on("requestfailed", note)
+        if errors is not None:
+            errors.clear()
+        try:
+            page.goto(url, wait_until="networkidle")
+        except PlaywrightError as e:
+            if NETWORK_CHANGED not in str(e):
+                raise
+            dropped.append(url)
+        finally:
+            page.remove_listener("requestfailed", note)
+        if not dropped:
+            return
+    raise AssertionError(f"{url}: four loads in a row lost requests to host network changes")
+
+
 def _open(browser, url: str) -> tuple[Page, list[str]]:
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(url, wait_until="networkidle")
+    _goto(page, url, errors)
     return page, errors
 
 
@@ -343,7 +376,7 @@ def test_charts_are_not_blank(site: Path) -> None:
 @pytest.mark.parametrize("lang", ["ja", "en"])
 def test_narrow_screens_scroll_tables_and_show_the_language_link(base_url, browser, lang: str) -> None:
     page = browser.new_page(viewport={"width": 390, "height": 800})
-    page.goto(f"{base_url}/{lang}/chapters/wait_events.html", wait_until="networkidle")
+    _goto(page, f"{base_url}/{lang}/chapters/wait_events.html")
     page.screenshot(path=str(SHOTS / f"wait_events-{lang}-390.png"), full_page=True)
     narrowest = page.eval_on_selector_all("table.repro-table td, table.repro-table th",
                                           "cells => Math.min(...cells.map(c => c.getBoundingClientRect().width))")
@@ -385,7 +418,7 @@ def test_tables_fit_their_column_and_pages_never_scroll_sideways(
     page = browser.new_page(viewport={"width": width, "height": 900}, color_scheme=scheme)
     problems: dict[str, object] = {}
     for name in PAGES:
-        page.goto(f"{base_url}/{lang}/{name}.html", wait_until="networkidle")
+        _goto(page, f"{base_url}/{lang}/{name}.html")
         if width >= 1280 and (wide := page.eval_on_selector_all("article table", WIDER_THAN_ITS_BOX)):
             problems[name] = wide
         if (scrolled := page.evaluate("document.documentElement.scrollWidth")) > width:
@@ -394,7 +427,7 @@ def test_tables_fit_their_column_and_pages_never_scroll_sideways(
             [getComputedStyle(b).color, getComputedStyle(b).backgroundColor])""")
         if low := [c for c in badges if _contrast(*c) < 4.5]:
             problems[f"{name} (badges)"] = low[:3]
-    page.goto(f"{base_url}/{lang}/chapters/parallel.html", wait_until="networkidle")
+    _goto(page, f"{base_url}/{lang}/chapters/parallel.html")
     page.screenshot(path=str(SHOTS / f"parallel-{lang}-{width}-{scheme}.png"), full_page=True)
     page.close()
     assert not problems, "\n".join(f"{k}: {v}" for k, v in problems.items())
@@ -417,7 +450,7 @@ def test_the_first_screen_answers_and_the_counts_agree(base_url, browser, lang: 
     most two sentences); "changed" means the same in the answer, the table of counts and the
     list under it; the counts' table fits the screen."""
     page = browser.new_page(viewport={"width": width, "height": height})
-    page.goto(f"{base_url}/{lang}/index.html", wait_until="networkidle")
+    _goto(page, f"{base_url}/{lang}/index.html")
     page.screenshot(path=str(SCREENS / f"index-{lang}-{width}.png"))
     first = page.locator(".repro-answer").first
     assert first.bounding_box()["y"] < height * 0.8, "the answer is not on the first screen"
@@ -449,13 +482,13 @@ def test_the_sizes_on_the_front_page_and_the_matrix_are_those_of_repro_matrix_js
                                      capture_output=True, text=True).stdout)
     here = [r for r in rows if r["major"] == DEFAULT_MAJOR and r["kind"] == "original"]
     page = browser.new_page(viewport={"width": 1280, "height": 900})
-    page.goto(f"{base_url}/{lang}/index.html", wait_until="networkidle")
+    _goto(page, f"{base_url}/{lang}/index.html")
     shown = {k: int(page.inner_text(f".repro-size-{k}")) for k in ("same", "n", "apart", "waiting")}
     assert shown == {"same": sum(r["size"] == sizes.SAME for r in here),
                      "n": sum(r["size"] in sizes.MARK for r in here),
                      "apart": sum(r["size"] == sizes.NOT_COMPARABLE for r in here),
                      "waiting": sum(r["size"] == sizes.NO_RUN for r in here)}, here
-    page.goto(f"{base_url}/{lang}/matrix.html", wait_until="networkidle")
+    _goto(page, f"{base_url}/{lang}/matrix.html")
     marks = page.eval_on_selector_all(".repro-size-mark", "ms => ms.map(m => m.textContent.trim())")
     assert {o: marks.count(m) for o, m in sizes.MARK.items()} == \
         {o: sum(r["size"] == o for r in rows) for o in sizes.MARK}
@@ -468,7 +501,7 @@ def test_the_matrix_reads_at_a_glance(base_url, browser, lang: str) -> None:
     an accessible name; a column whose newest run is from another commit than the site's code
     marks every cell of it ("*", or "(!)" for another experiment or scale)."""
     page = browser.new_page(viewport={"width": 1280, "height": 900})
-    page.goto(f"{base_url}/{lang}/matrix.html", wait_until="networkidle")
+    _goto(page, f"{base_url}/{lang}/matrix.html")
     page.screenshot(path=str(SCREENS / f"matrix-{lang}-1280.png"))
     boxes = page.eval_on_selector_all("div.table-wrapper.repro-matrix", "ws => ws.map(w => w.scrollWidth - w.clientWidth)")
     assert boxes and max(boxes) <= 1, f"a matrix scrolls sideways at 1280 px: {boxes}"
@@ -484,7 +517,7 @@ def test_the_matrix_reads_at_a_glance(base_url, browser, lang: str) -> None:
                 if here and not here.startswith(cell["commit"]) and not ("*" in cell["text"] or "(!)" in cell["text"]):
                     problems.append(f"unmarked cell from commit {cell['commit']}: {cell['text']!r}")
     narrow = browser.new_page(viewport={"width": 390, "height": 844}, color_scheme="dark")
-    narrow.goto(f"{base_url}/{lang}/matrix.html", wait_until="networkidle")
+    _goto(narrow, f"{base_url}/{lang}/matrix.html")
     narrow.screenshot(path=str(SCREENS / f"matrix-{lang}-390.png"))
     narrow.close()
     page.close()
@@ -508,7 +541,7 @@ SEARCHES = {"ja": ["pg_wait_sampling", "log_timing", "synchronous_commit", "åŒæ
 def test_search_finds_setting_names_and_words(base_url, browser, lang: str) -> None:
     page = browser.new_page()
     for word in SEARCHES[lang]:
-        page.goto(f"{base_url}/{lang}/search.html?q={word}", wait_until="networkidle")
+        _goto(page, f"{base_url}/{lang}/search.html?q={word}")
         page.wait_for_selector("#search-results p.search-summary", timeout=15000)
         summary = page.inner_text("#search-results p.search-summary")
         found = page.locator("#search-results ul.search li").count()
