@@ -62,10 +62,13 @@ lock:
 
 venv: $(VENV)/.stamp
 
-# SYSTEM=run or site: only what measuring, or a build from stored results, needs (CI jobs)
-SYSTEM ?= all
+# SYSTEM=run or site: only what measuring, or a build from stored results, needs (CI jobs).
+# Unset, what the goal needs: make html installs neither the PDF's TeX Live nor the test
+# browser (most of a fresh machine's install time), every other goal installs all.
+SYSTEM ?=
+html: SYSTEM_FOR := html
 system:
-	@$(STAGE) "packages ($(SYSTEM))" scripts/install-system.sh $(SYSTEM)
+	@$(STAGE) "packages ($(or $(SYSTEM),$(SYSTEM_FOR),all))" scripts/install-system.sh $(or $(SYSTEM),$(SYSTEM_FOR),all)
 
 engine: system
 	@scripts/ensure-docker.sh
@@ -80,7 +83,7 @@ images: engine
 
 # The venv's install and the image build overlap (two jobs; both need only `system`).
 results: system
-	@$(MAKE) -s -j2 venv image
+	@$(MAKE) -s -j2 venv image $(if $(SYSTEM_FOR),SYSTEM_FOR=$(SYSTEM_FOR))
 	$(PY) -m repro build --scale $(SCALE) --pg $(PG) $(if $(CHAPTERS),--only $(CHAPTERS)) $(if $(WAIT),--wait)
 
 # RUNS=N: N new runs of each chapter on each major, each kept in results/ (the history the

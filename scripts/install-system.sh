@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Debian packages the project needs. As root on Debian (or Ubuntu): installs what is
 # missing. Elsewhere: names what is missing and fails, so nothing half-works silently.
-# Usage: install-system.sh [all|run|site|PACKAGE...]: `run` what measuring needs, `site`
-# what a build from stored results needs (a CI job's share), packages by name otherwise
-# (e.g. golang-go for `make lint-workflow`).
+# Usage: install-system.sh [all|run|html|site|PACKAGE...]: `run` what measuring needs,
+# `html` that and the HTML pages' tools (`make html`: no PDF, no browser), `site` what a
+# build from stored results needs (a CI job's share), packages by name otherwise (e.g.
+# golang-go for `make lint-workflow`).
 #   docker.io    the Docker engine (scripts/ensure-docker.sh starts it), unless one is
 #                installed already (a CI runner's)
 #   mmdebstrap   offline PostgreSQL images (images/build.sh)
@@ -23,12 +24,14 @@ set -euo pipefail
 engine=(docker.io)
 command -v dockerd > /dev/null && ! dpkg-query -W docker.io > /dev/null 2>&1 && engine=()
 run=("${engine[@]}" mmdebstrap maven unzip xz-utils mecab-ipadic)
-site=(gettext plantuml graphviz fonts-noto-cjk texlive-lang-japanese texlive-latex-recommended
-      texlive-latex-extra texlive-plain-generic texlive-fonts-recommended tex-gyre latexmk)
+pages=(gettext plantuml graphviz fonts-noto-cjk)
+pdf=(texlive-lang-japanese texlive-latex-recommended texlive-latex-extra texlive-plain-generic
+     texlive-fonts-recommended tex-gyre latexmk)
 case "${1:-all}" in
-  all) packages=("${run[@]}" "${site[@]}" chromium stress-ng postgresql) ;;
+  all) packages=("${run[@]}" "${pages[@]}" "${pdf[@]}" chromium stress-ng postgresql) ;;
   run) packages=("${run[@]}") ;;
-  site) packages=("${site[@]}") ;;
+  html) packages=("${run[@]}" "${pages[@]}") ;;
+  site) packages=("${pages[@]}" "${pdf[@]}") ;;
   *) packages=("$@") ;;
 esac
 missing=()

@@ -64,7 +64,7 @@ def start(directory: Path) -> ExistingServer:
     PGPASSWORD only)."""
     bin_dir = binaries()
     if bin_dir is None:
-        raise RuntimeError("no Debian PostgreSQL server here: scripts/install-system.sh dsn installs it")
+        raise RuntimeError("no Debian PostgreSQL server here: scripts/install-system.sh postgresql installs it")
     directory.mkdir(parents=True, exist_ok=True)
     os.chown(directory, *_ids())
     data, port, password = directory / "data", _free_port(), secrets.token_urlsafe(16)
