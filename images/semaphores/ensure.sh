@@ -4,7 +4,8 @@
 # `apt-get source`, see Dockerfile.build), built twice
 # from the same source, System V against unnamed POSIX semaphores (Dockerfile.build), each
 # build put into an image of its own (Dockerfile). Does nothing for images made by the
-# current recipe (their io.repro.image.recipe label). Leaves no build image behind.
+# current recipe (their io.repro.image.recipe label). Leaves no build image behind, nor
+# the images a rebuild replaces.
 set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 HERE="$IMAGES_DIR/semaphores"
@@ -58,6 +59,7 @@ for kind in $missing; do
   rm -rf "$context/final" && mkdir -p "$context/final"
   cp "$HERE/Dockerfile" "$context/final/"
   docker run --rm --entrypoint tar "$build" -C "/out/$api" -cf - . > "$context/final/server.tar"
+  old=$(docker image inspect -f '{{.Id}}' "repro-semaphores:$kind" 2> /dev/null || true)
   docker build --rm --force-rm --build-arg BASE="$base" --build-arg MAJOR="$MAJOR" \
     --label io.repro.image.origin="debian-source-$kind" --label io.repro.image.recipe="$recipe" \
     --label io.repro.image.source="$source (Debian source package)" \
@@ -65,5 +67,9 @@ for kind in $missing; do
         "/out/$api/usr/lib/postgresql/$MAJOR/bin/postgres --version" | awk '{print $3}')" \
     --label io.repro.image.features="strace,procps" --label io.repro.image.semaphores="$api" \
     -t "repro-semaphores:$kind" "$context/final" >> "$log" 2>&1 || fail "repro-semaphores:$kind did not build"
+  # the image this one replaces (an older recipe's) would be left dangling: remove it
+  if [ -n "$old" ] && [ "$old" != "$(docker image inspect -f '{{.Id}}' "repro-semaphores:$kind")" ]; then
+    docker rmi "$old" > /dev/null 2>&1 || true
+  fi
   echo "repro-semaphores:$kind: $source, PREFERRED_SEMAPHORES=$api"
 done
