@@ -376,6 +376,7 @@ def test_a_page_watches_the_folders_of_its_results(tmp_path, monkeypatch) -> Non
     extra.mkdir()
     monkeypatch.setenv("REPRO_RESULTS", str(build))
     monkeypatch.setenv("RESULTS", str(extra))
+    store.watched.cache_clear()  # an earlier caller in this process saw other folders
     watched = store.watched("eic")
     assert build / "eic" in watched and build / "eic" / "pg17-default.json" in watched
     assert extra in watched and results.history() / "eic" in watched

@@ -87,6 +87,7 @@ def watched(name: str) -> list[Path]:
     return paths
 
 
+@cache
 def _files(name: str) -> list[tuple[Path, dict]]:
     return results.files(name)
 
