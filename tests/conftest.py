@@ -94,15 +94,16 @@ class Watcher:
         c = engine.client()
         while not self._stop.is_set():
             self.seen.append(subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout)
-            for container in c.containers.list(all=True, filters={"label": "io.repro.run"}):
+            # The low-level list: the high-level one inspects each container outside this try.
+            for container in c.api.containers(all=True, filters={"label": "io.repro.run"}):
                 try:
-                    attrs = c.api.inspect_container(container.id)
+                    attrs = c.api.inspect_container(container["Id"])
                     execs = [c.api.exec_inspect(e) for e in attrs.get("ExecIDs") or []]
                 except docker.errors.NotFound:  # gone meanwhile
                     continue
                 self.seen += [json.dumps(attrs), *map(json.dumps, execs)]
                 if attrs["HostConfig"].get("Privileged"):
-                    self.privileged.append(container.name)
+                    self.privileged.append(attrs["Name"].lstrip("/"))
                 self.privileged += [e["ID"] for e in execs if e["ProcessConfig"].get("privileged")]
             time.sleep(0.05)
 
