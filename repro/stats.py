@@ -198,14 +198,24 @@ class Estimate:
                 return extra
         return None
 
-    def runs_to_decide(self, limit: float) -> float | None:
+    def runs_to_decide(self, limit: float, most: int = 1000) -> float | None:
         """How many runs like these, in all, the interval would need to clear `limit` if the
-        estimate stayed where it is (the half-width shrinks with the square root of the runs);
-        inf when the estimate sits on the limit, None without an interval."""
+        estimate and the variance one run brings stayed as they are: the standard error
+        shrinks with the square root of the runs, and the t quantile with the degrees of
+        freedom that `pool` would give them (k − 1 from RUNS_FOR_SPREAD runs on), which at
+        three or four runs is itself much of the width. inf when the estimate sits on the
+        limit or more than `most` runs would be needed, None without an interval."""
         distance = self.distance(limit)
         if distance is None or self.half is None:
             return None
-        return float("inf") if distance == 0 else self.runs * (self.half / distance) ** 2
+        if distance == 0 or self.half == 0:
+            return float("inf") if distance == 0 else float(self.runs)
+        per_run = self.runs * (self.half / float(scipy_stats.t.ppf(0.5 + CONFIDENCE / 2, self.df))) ** 2
+        for runs in range(self.runs + 1, most + 1):
+            df = float(runs - 1) if runs >= RUNS_FOR_SPREAD else self.df
+            if float(scipy_stats.t.ppf(0.5 + CONFIDENCE / 2, df)) * np.sqrt(per_run / runs) < distance:
+                return float(runs)
+        return float("inf")
 
 
 def per_round(statistic: Callable[[Rounds], float | None], rounds: Rounds) -> list[float]:

@@ -102,6 +102,24 @@ def test_what_would_decide_an_undecided_check() -> None:
     assert on.to_decide().en.startswith("Too close to call at this threshold")
 
 
+def test_the_runs_that_would_decide_are_the_runs_that_pool_would_need() -> None:
+    """The projection shrinks both the standard error and the t quantile: at three runs the
+    quantile (4.30) is twice its value at twenty, so scaling the half-width alone would ask
+    for four times the runs. Runs with the same spread of their values, n of them, clear the
+    limit exactly from the projected n on."""
+    def runs_like(values: np.ndarray, n: int) -> list[Sample]:
+        z = np.linspace(-1.0, 1.0, n)
+        z = (z - z.mean()) / z.std(ddof=1)
+        return [Sample((), whole=float(v)) for v in values.mean() + values.std(ddof=1) * z]
+
+    now = np.array([1.0, 3.0, 5.0])
+    e = pool(runs_like(now, 3))
+    need = e.runs_to_decide(0.0)
+    assert e.low < 0.0 and need == pytest.approx(round(need)) and 3 < need < 3 * (e.half / 3.0) ** 2
+    assert pool(runs_like(now, int(need))).low > 0.0 > pool(runs_like(now, int(need) - 1)).low
+    assert pool(runs_like(now, 3)).runs_to_decide(3.0) == float("inf")  # the estimate sits on it
+
+
 def _false_reproduced(plan: Plan, kind: str, rho: float, stored: int, rng: np.random.Generator) -> float:
     """How often a finding whose true value sits exactly on its threshold is called
     reproduced by the runner's two looks, pooled with `stored` earlier runs of it."""
