@@ -90,6 +90,7 @@ def test_new_chapter_runs_against_an_existing_server_by_dsn(
     assert doc["raw"]["engine_cpus"] == 3 and doc["provenance"]["server_cpus_declared"] == 3
     assert Run(chapter, doc).environment.cpus == 3
     assert compare.machine(doc)["cpu"].startswith("server: 3 (--server-cpus); pgbench's host: ")
+    assert "?" not in compare.machine(doc)["cpu"], "an unknown CPU model is said, not shown as '?'"
     assert doc["provenance"]["target"] == "external server (DSN)"
     assert doc["key"]["target"] == f"dsn:{dsn}" and "password" not in json.dumps(doc)
     assert doc["raw"]["rounds"]["on"][0]["tps"] > 0
