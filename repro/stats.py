@@ -208,8 +208,8 @@ class Estimate:
         distance = self.distance(limit)
         if distance is None or self.half is None:
             return None
-        if distance == 0 or self.half == 0:
-            return float("inf") if distance == 0 else float(self.runs)
+        if distance == 0:
+            return float("inf")
         per_run = self.runs * (self.half / float(scipy_stats.t.ppf(0.5 + CONFIDENCE / 2, self.df))) ** 2
         for runs in range(self.runs + 1, most + 1):
             df = float(runs - 1) if runs >= RUNS_FOR_SPREAD else self.df
