@@ -7,7 +7,8 @@
   runs show is about 1.7: see test_the_floor_covers_the_between_run_spread_the_runs_show).
 - Adaptive rounds: with the true value exactly on a finding's threshold, the runner's two
   looks (after the minimum rounds, pooled with the stored runs; more rounds where they can
-  decide; the final verdict) say "reproduced" at most 5 % of the time.
+  decide; the final verdict) say "reproduced" at most 5 % of the time; so does a campaign
+  that reads the stored runs' verdict once and adds runs where it is undecided.
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from repro.lab.measure import Plan, Progress, run_rounds
 from repro.stats import BETWEEN_RUNS, Rounds, Sample, pool
 from repro.text import Text
 from repro.verdict import (CONTRADICTED, INCONCLUSIVE, REPRODUCED, Above, Check, Environment, Finding,
-                           Measure, undecided)
+                           Measure, Verdict, undecided)
 
 SIMULATIONS = 1000
 # log-scale round noise, and its spread (a normal's standard deviation with the same
@@ -120,9 +121,12 @@ def test_the_runs_that_would_decide_are_the_runs_that_pool_would_need() -> None:
     assert pool(runs_like(now, 3)).runs_to_decide(3.0) == float("inf")  # the estimate sits on it
 
 
-def _false_reproduced(plan: Plan, kind: str, rho: float, stored: int, rng: np.random.Generator) -> float:
+def _false_reproduced(plan: Plan, kind: str, rho: float, stored: int, rng: np.random.Generator,
+                      added: int = 0) -> float:
     """How often a finding whose true value sits exactly on its threshold is called
-    reproduced by the runner's two looks, pooled with `stored` earlier runs of it."""
+    reproduced by the runner's two looks, pooled with `stored` earlier runs of it; with
+    `added`, a campaign first reads the stored runs' pooled verdict once and, where it is
+    undecided, stores that many more runs."""
     finding = Finding("F1", Text("", ""), [Check(RATIO, Above(1.0))])
     draw, sd = NOISE[kind]
     quiet = Progress("sim", out=lambda line: None)
@@ -131,16 +135,28 @@ def _false_reproduced(plan: Plan, kind: str, rho: float, stored: int, rng: np.ra
         def one_run() -> dict:
             shift = rng.normal(0, rho * sd / np.sqrt(plan.rounds))
             return lambda: {"a": {"tps": float(np.exp(shift + draw(rng, 1)[0]))}, "b": {"tps": 1.0}}
-        history = []
-        for _ in range(stored):
+        def stored_run() -> tuple[Rounds, Environment]:
             measured, _ = run_rounds({"pair": one_run()}, Plan(plan.rounds, plan.rounds, plan.budget_s), quiet)
-            history.append((Rounds({"rounds": measured}, minimum=plan.rounds), ENV))
+            return Rounds({"rounds": measured}, minimum=plan.rounds), ENV
+        history = [stored_run() for _ in range(stored)]
+        read = finding.judge_runs(history) if added else None
+        if read is not None and read.status == INCONCLUSIVE:
+            history += [stored_run() for _ in range(_runs_to_add(read, added))]
         measured, _ = run_rounds({"pair": one_run()}, plan, quiet,
                                  lambda m, extra: undecided([finding], (Rounds({"rounds": m}, minimum=plan.rounds), ENV),
                                                             lambda fid: history, extra))
         verdict = finding.judge_runs([*history, (Rounds({"rounds": measured}, minimum=plan.rounds), ENV)])
         hits += verdict.status == REPRODUCED
     return hits / SIMULATIONS
+
+
+def _runs_to_add(read: Verdict, most: int) -> int:
+    """What a campaign adds to an undecided finding: the runs its projection asks for and
+    one more, at least two and at most `most`."""
+    c = read.deciding
+    need = c.estimate.runs_to_decide(c.nearest_limit()) if c is not None else None
+    more = most if need is None or not np.isfinite(need) else int(np.ceil(need)) - c.estimate.runs + 1
+    return min(most, max(2, more))
 
 
 def _plans() -> list[tuple[int, int]]:
@@ -158,6 +174,28 @@ def test_adaptive_rounds_keep_false_reproduced_at_5_percent(kind: str, stored: i
             rate = _false_reproduced(Plan(rounds, most, float("inf")), kind, rho, stored, rng)
             # 5 % at most; the simulation's own error (about 0.7 % here) is allowed once
             assert rate <= 0.05 + 0.007, f"false 'reproduced' in {rate:.1%} of runs ({rounds}-{most} rounds)"
+
+
+# A campaign of runs (docs/contributing.md): every chapter on a major gets this many runs
+# before anyone reads their pooled verdicts; then, once, an undecided finding's chapter gets
+# the runs its projection asks for and one more, at most ADDED_RUNS, planned at that reading;
+# the published build pools them with its own run.
+FIRST_RUNS, ADDED_RUNS = (3, 4), 4
+
+
+@pytest.mark.parametrize("kind", NOISE)
+@pytest.mark.parametrize("first", FIRST_RUNS)
+def test_adding_runs_where_undecided_keeps_false_reproduced_at_5_percent(kind: str, first: int) -> None:
+    """Adding runs only where the verdict is undecided is a look too: the published verdict
+    pools runs whose number depended on an earlier verdict. One such reading, then the build's
+    own two looks, keep the false 'reproduced' at 5 %. A reading after every run would not: read
+    after each of runs 1 to 8 at this spread, the stored runs alone are called reproduced at
+    some reading in about 7 % of campaigns."""
+    rng = np.random.default_rng(11)
+    plans = _plans()
+    for rounds, most in (plans[0], plans[-1]):
+        rate = _false_reproduced(Plan(rounds, most, float("inf")), kind, 2.0, first, rng, ADDED_RUNS)
+        assert rate <= 0.05 + 0.007, f"false 'reproduced' in {rate:.1%} of campaigns ({rounds}-{most} rounds)"
 
 
 def test_the_floor_covers_the_between_run_spread_the_runs_show() -> None:
