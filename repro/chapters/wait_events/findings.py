@@ -29,6 +29,10 @@ XID_MAX_PCT = 5.0  # Lock:transactionid at least this share at the most clients
 # 0.94 in a run with a round of 22 % steal time: a fixed cut-off on it decided too rarely.
 # The claim is a comparison of the two placements, so F6 compares them round by round
 # (median of rounds), against 1: the poll sharing the CPU sees fewer IO:WALSync samples.
+# Not expected since 2026-11-27: on the machine that replaced this one that day (the poll's
+# round trip 0.35-0.39 ms, before 0.52-0.89) the poll on its own CPU counted 0.49-0.60 of
+# the measured time in 7 of 7 default runs on 14, 15 and 17, against 0.62-0.83 in the 19
+# runs before; whether it matches depends on the machine (registered revision, same bounds).
 OWN_CPU_RATIO = (0.6, 1.4)
 SAMPLING_RATIO = (0.7, 1.3)  # F7: pg_wait_sampling's share over the same time (0.81-1.16)
 IDLE_GAP_PT = 10.0  # F8: normal mode leaves this many points more CPU idle at as many clients as CPUs
@@ -269,6 +273,7 @@ FINDINGS = [
                                             "poll on its own CPU: IO:WALSync share / measured WAL fsync time"),
                                        _controls),
                          Between(*OWN_CPU_RATIO))],
+                  expected=False,
                   requires=[PINNED, CPU_COUNTERS, min_cpus(2), majors(14, why=NEEDS_TIMING)],
                   explain=_explain_taken(_controls, Text("読み取りに空いていたはずの CPU",
                                                          "the CPU the poll was to have to itself"))),
