@@ -122,19 +122,19 @@ def test_the_runs_that_would_decide_are_the_runs_that_pool_would_need() -> None:
 
 
 # A campaign of runs (docs/contributing.md): every chapter on a major gets FIRST_RUNS before
-# anyone reads their pooled verdicts; then one reading (`_runs_to_add`); the published build
-# pools them with its own run. SPREAD: the spread between runs that the tests of false
+# anyone reads their pooled verdicts; then one or two readings (`_runs_to_add`); the
+# published build pools them with its own run. SPREAD: the spread between runs that the tests of false
 # "reproduced" simulate, in units of a run's own standard error (the stored runs show at
 # most about 1.7).
-FIRST_RUNS, ADDED_RUNS, SPREAD = (3, 4), 4, 2.0
+FIRST_RUNS, MOST_MISSING, SPREAD = (3, 4), 3, 2.0
 
 
 def _false_reproduced(plan: Plan, kind: str, rho: float, stored: int, rng: np.random.Generator,
-                      campaign: bool = False) -> float:
+                      readings: int = 0) -> float:
     """How often a finding whose true value sits exactly on its threshold is called
     reproduced by a build: the runner's two looks, pooled with `stored` earlier runs that
-    took the same two looks, each pooled with the runs before it; in a `campaign`, with the
-    runs that one reading of the stored runs' pooled verdict adds (`_runs_to_add`)."""
+    took the same two looks, each pooled with the runs before it; then, `readings` times, the
+    runs that a reading of the stored runs' pooled verdict adds (`_runs_to_add`)."""
     finding = Finding("F1", Text("", ""), [Check(RATIO, Above(1.0))])
     draw, sd = NOISE[kind]
     quiet = Progress("sim", out=lambda line: None)
@@ -152,24 +152,24 @@ def _false_reproduced(plan: Plan, kind: str, rho: float, stored: int, rng: np.ra
         history: list = []
         for _ in range(stored):
             history.append(run(history))
-        for _ in range(_runs_to_add(finding, history) if campaign else 0):
-            history.append(run(history))
+        for _ in range(readings):
+            for _ in range(_runs_to_add(finding, history)):
+                history.append(run(history))
         hits += finding.judge_runs([*history, run(history)]).status == REPRODUCED
     return hits / SIMULATIONS
 
 
 def _runs_to_add(finding: Finding, history: list) -> int:
-    """The one reading of a campaign (docs/contributing.md): an undecided finding gets the
-    runs that bring it to one more than its projected total, or ADDED_RUNS where that is
-    more (or where it is too close to call)."""
+    """A reading of a campaign (docs/contributing.md): an undecided finding whose projection
+    ("about N runs in all") asks for at most MOST_MISSING more runs gets the runs that bring it
+    to N + 1; one too close to call, or further off, gets none."""
     verdict = finding.judge_runs(history)
-    if verdict.status != INCONCLUSIVE:
+    if verdict.status != INCONCLUSIVE or (c := verdict.deciding) is None:
         return 0
-    c = verdict.deciding
-    need = c.estimate.runs_to_decide(c.nearest_limit()) if c is not None else None
-    if need is None or need > FEASIBLE_RUNS:
-        return ADDED_RUNS
-    return min(ADDED_RUNS, int(np.ceil(need)) + 1 - len(history))
+    need = c.estimate.runs_to_decide(c.nearest_limit())
+    if need is None or need > FEASIBLE_RUNS or need - len(history) > MOST_MISSING:
+        return 0
+    return int(need) + 1 - len(history)
 
 
 def _plans() -> list[tuple[int, int]]:
@@ -197,16 +197,18 @@ def _campaign_plans() -> list[tuple[int, int]]:
 
 @pytest.mark.parametrize("kind", NOISE)
 @pytest.mark.parametrize("first", FIRST_RUNS)
-def test_adding_runs_where_undecided_keeps_false_reproduced_at_5_percent(kind: str, first: int) -> None:
+@pytest.mark.parametrize("readings", [1, 2])
+def test_adding_runs_where_undecided_keeps_false_reproduced_at_5_percent(kind: str, first: int,
+                                                                          readings: int) -> None:
     """Adding runs only where the verdict is undecided is a look too: the published verdict
-    pools runs whose number depended on an earlier verdict. One reading, then the build's own
-    two looks (each stored run took them too), keep the false 'reproduced' at 5 %: shown by
-    simulation, since Bonferroni over three looks would allow 7.5 %. A second reading is a
-    further look that this does not cover. The round noise may be heavy-tailed; the run
+    pools runs whose number depended on an earlier verdict. One or two readings, then the
+    build's own two looks (each stored run took them too), keep the false 'reproduced' at 5 %:
+    shown by simulation, since Bonferroni over four looks would allow 10 %. A third reading is
+    a further look that this does not cover. The round noise may be heavy-tailed; the run
     effects are normal."""
-    rng = np.random.default_rng(11)
+    rng = np.random.default_rng(11 + readings)
     for rounds, most in _campaign_plans():
-        rate = _false_reproduced(Plan(rounds, most, float("inf")), kind, SPREAD, first, rng, campaign=True)
+        rate = _false_reproduced(Plan(rounds, most, float("inf")), kind, SPREAD, first, rng, readings)
         assert rate <= 0.05 + 0.007, f"false 'reproduced' in {rate:.1%} of campaigns ({rounds}-{most} rounds)"
 
 
