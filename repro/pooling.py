@@ -66,11 +66,10 @@ class Pool:
         found = []
         for f in self.chapter.findings:
             runs = self.counted(f.id)
-            newest = self.runs[-1]
             if runs:
                 found.append(f.judge_runs([(r.rounds, r.environment) for r in runs]))
-            elif (alone := f.judge(newest.rounds, newest.environment)).status == NOT_APPLICABLE:
-                found.append(alone)  # where it does not apply, which runs count changes nothing
+            elif (scoped := f.judge(self.newest.rounds, self.newest.environment)).other_majors:
+                found.append(scoped)  # scoped to other majors: which runs count changes nothing
             else:
                 since = (claims.counted_since(self.chapter, f.id) or "")[:10]
                 found.append(Verdict(f, INCONCLUSIVE, reason=Text(

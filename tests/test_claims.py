@@ -181,26 +181,29 @@ def test_a_pool_counts_only_runs_after_the_latest_revision(scratch_chapter) -> N
 
 def test_a_finding_revised_after_every_run_is_still_not_applicable_where_it_does_not_apply(
         scratch_chapter) -> None:
-    """With no run since its revision, a finding is undecided on the majors it applies to,
-    and not applicable on the others, as before the revision."""
+    """With no run since its revision, a finding is not applicable on the majors it is not
+    scoped to, as before the revision, and undecided elsewhere: also where an older run lacked
+    something of the machine, which the next run's machine may have."""
     from repro import pooling, results
     from repro.chapter import Run
-    from repro.verdict import INCONCLUSIVE, NOT_APPLICABLE, majors
+    from repro.verdict import INCONCLUSIVE, NOT_APPLICABLE, majors, min_cpus
 
     stored = sorted((results.ROOT / "results" / "auto_explain").glob("pg17-default-*.json"))[-1]
     doc = results.load(stored, "auto_explain")
     run = Run(scratch_chapter, {**doc, "provenance": {**doc["provenance"], "started": "2030-01-01T10:00:00+00:00"}})
-    f, other = scratch_chapter.findings[:2]
+    f, other, big = scratch_chapter.findings[:3]
     chapter = dataclasses.replace(scratch_chapter, findings=[
-        dataclasses.replace(f, requires=[majors(18)]), other, *scratch_chapter.findings[2:]])
+        dataclasses.replace(f, requires=[majors(18)]), other, dataclasses.replace(big, requires=[min_cpus(64)]),
+        *scratch_chapter.findings[3:]])
     register = claims.load(chapter)
-    for fid in (f.id, other.id):
+    for fid in (f.id, other.id, big.id):
         register[fid]["revisions"].append({"date": "2030-06-01T00:00+00:00", "what": "revised",
                                            "old": {}, "new": {}, "why": "test"})
     claims._write(claims.path(chapter), register)
     pool = pooling.Pool(chapter, 17, "default", [run], [])
     assert pool.verdict(f.id).status == NOT_APPLICABLE
-    assert pool.verdict(other.id).status == INCONCLUSIVE and "since the claim's revision" in pool.verdict(other.id).reason.en
+    for fid in (other.id, big.id):
+        assert pool.verdict(fid).status == INCONCLUSIVE and "since the claim's revision" in pool.verdict(fid).reason.en
 
 
 def test_a_verdict_judged_by_a_claim_revised_after_its_run_says_so(scratch_chapter) -> None:

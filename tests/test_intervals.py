@@ -203,7 +203,7 @@ def test_adding_runs_where_undecided_keeps_false_reproduced_at_5_percent(kind: s
     """Adding runs only where the verdict is undecided is a look too: the published verdict
     pools runs whose number depended on an earlier verdict. One or two readings, then the
     build's own two looks (each stored run took them too), keep the false 'reproduced' at 5 %:
-    shown by simulation, since Bonferroni over four looks would allow 10 %. A third reading is
+    shown by simulation, since Bonferroni over three or four looks would allow 7.5 or 10 %. A third reading is
     a further look that this does not cover. The round noise may be heavy-tailed; the run
     effects are normal."""
     rng = np.random.default_rng(11 + readings)

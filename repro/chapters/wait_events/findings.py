@@ -28,7 +28,8 @@ XID_MAX_PCT = 5.0  # Lock:transactionid at least this share at the most clients
 # backend the same ratio was 0.26-0.41 in the first series but 0.38-0.54 in the second, and
 # 0.94 in a run with a round of 22 % steal time: a fixed cut-off on it decided too rarely.
 # The claim is a comparison of the two placements, so F6 compares them round by round
-# (median of rounds), against 1: the poll sharing the CPU sees fewer IO:WALSync samples.
+# (geometric mean of the rounds' ratios), against 1: the poll sharing the CPU sees fewer
+# IO:WALSync samples.
 # Not expected since 2026-11-27: on the machine that replaced this one that day (the poll's
 # round trip 0.35-0.39 ms, before 0.52-0.89) the poll on its own CPU counted 0.49-0.60 of
 # the measured time in 7 of 7 default runs on 14, 15 and 17, against 0.62-0.83 in the 19
