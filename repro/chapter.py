@@ -6,7 +6,7 @@ A chapter is a package, repro/chapters/NAME/:
 - ``scales.toml``: the parameters of each scale; ``files/``: its SQL, pgbench scripts
   and server settings as plain files (the page includes the same files);
 - ``original.toml``: the original publications (citation) and their numbers;
-- ``__init__.py``: its TITLE (and REQUIRES); the registry builds the Chapter by convention
+- ``__init__.py``: its TITLE (and REQUIRES, MACHINE_BOUND); the registry builds the Chapter by convention
   from it, ``analysis.summarize``, ``findings.FINDINGS`` and ``page`` (TABLES, CHARTS, numbers).
 
 Only the experiment, the files, the scale's own parameters and the harness modules
@@ -84,6 +84,7 @@ class Chapter:
     charts: dict[str, Callable[[Run], Chart]] = field(default_factory=dict)
     numbers: Callable[[Run], dict[str, Number]] = lambda run: {}
     requires: list[Requirement] = field(default_factory=list)  # else the run is "not applicable"
+    machine_bound: Text | None = None  # why its values depend on the machine: pooled per machine
     name: str = ""
     package: Path = Path()
 

@@ -9,7 +9,11 @@ rounds. `python -m repro noise` prints it; stats.BETWEEN_RUNS rests on it.
   independent, positive when they drift together;
 - between runs: for consecutive runs of one experiment on one major, the spread between runs
   in units of a run's own standard error (rho), fitted so that independent draws with it
-  give the observed median of |difference| / its standard error.
+  give the observed median of |difference| / its standard error;
+- machines: the statistics measured on one major by one experiment on more than one CPU
+  model, and of them those whose run means differ between the models by more than the
+  spread between runs on one model gives (one-way analysis of variance of the run means,
+  at 1 %): what decides whether a chapter is machine-bound (repro/pooling.py).
 """
 from __future__ import annotations
 
@@ -19,7 +23,9 @@ from functools import cache
 
 import numpy as np
 
-from . import registry, results
+from scipy import stats as scipy_stats
+
+from . import pooling, registry, results
 from .chapter import Run
 from .stats import _DOMAIN, _TO, per_round
 
@@ -33,6 +39,7 @@ class Series:
     major: float
     experiment: str
     started: str
+    machine: str | None
     values: tuple[float, ...]
 
 
@@ -57,7 +64,7 @@ def series(name: str, scale: str = "default") -> list[Series]:
                 x = tuple(float(v) for v in _TO[c.measure.scale](np.asarray(values)))
                 if np.std(x) > 0:
                     found.append(Series(name, f"{f.id}/{i}", doc["major"], doc["key"]["experiment"],
-                                        doc["provenance"]["started"], x))
+                                        doc["provenance"]["started"], pooling.machine(doc), x))
     return found
 
 
@@ -123,3 +130,31 @@ def between_runs(found: list[Series]) -> tuple[float | None, int]:
         if _median_z(sizes, float(rho), rng) >= median:
             return round(float(rho), 1), len(observed)
     return 4.0, len(observed)
+
+
+MACHINE_LEVEL = 0.01
+
+
+def machine_shift(found: list[Series]) -> tuple[int, int]:
+    """(shifted, statistics): of the statistics measured on more than one CPU model (one
+    major, one experiment, at least one degree of freedom within the models), those whose
+    run means differ between the models beyond the spread between runs on one model, taken
+    at least as large as a run's own standard error (one-way ANOVA at MACHINE_LEVEL)."""
+    groups: dict[tuple, list[Series]] = defaultdict(list)
+    for s in found:
+        groups[(s.measure, s.major, s.experiment)].append(s)
+    shifted = cells = 0
+    for runs in groups.values():
+        by_model: dict[str | None, list[float]] = defaultdict(list)
+        for s in runs:
+            by_model[s.machine].append(float(np.mean(s.values)))
+        k, n = len(by_model), len(runs)
+        if k < 2 or n - k < 1:
+            continue
+        grand = np.mean([m for ms in by_model.values() for m in ms])
+        between = sum(len(ms) * (np.mean(ms) - grand) ** 2 for ms in by_model.values()) / (k - 1)
+        within = sum(((np.asarray(ms) - np.mean(ms)) ** 2).sum() for ms in by_model.values()) / (n - k)
+        own = float(np.mean([np.var(s.values, ddof=1) / len(s.values) for s in runs]))
+        cells += 1
+        shifted += scipy_stats.f.sf(between / max(within, own), k - 1, n - k) < MACHINE_LEVEL
+    return int(shifted), cells

@@ -6,8 +6,10 @@ on that major and scale, this build's and the stored ones (results/, RESULTS), t
 started after the finding's latest revision (repro/claims.py). Runs of another version of
 the experiment, and files that are not result documents, are left out and named. Runs
 come from machines of one kind (results/ holds the project's own, a contributed run keeps
-its machine's name and is pooled apart): the between-run floor of stats.pool covers other
-days and noise levels on such machines, not machines of another kind.
+its machine's name and is pooled apart): the between-run spread of stats.pool covers other
+days, noise levels and machines of that kind. A chapter whose values depend on the machine
+itself (its MACHINE_BOUND says why) pools only the runs on one CPU model: by default that of
+its newest run, this build's on the site.
 """
 from __future__ import annotations
 
@@ -34,6 +36,16 @@ class LeftOut:
 
 OTHER_VERSION = Text("実験の別の版の実行", "a run of another version of the experiment")
 UNREADABLE = Text("結果の文書として読めないファイル", "not a readable result document")
+
+
+def other_machine(model: str | None) -> Text:
+    return Text(f"別のマシン (CPU {model or '不明'}) での実行。この章の値はマシンによって変わります",
+                f"a run on another machine (CPU {model or 'unknown'}): this chapter's values depend on the machine")
+
+
+def machine(doc: dict[str, Any]) -> str | None:
+    """The CPU model a run was measured on (provenance.host)."""
+    return doc["provenance"]["host"].get("cpu_model")
 
 
 def started(run: Run) -> datetime:
@@ -109,7 +121,8 @@ def gather(chapter: Chapter, major: float, scale: str, target: str = "container"
            found: list[tuple[Path, dict[str, Any]]] | None = None) -> Pool:
     """The pool of a chapter on a major at a scale, from this build's and the stored results
     on one target (the project's containers, or one existing server); `found`: the chapter's
-    result files, when the caller has read them already."""
+    result files, when the caller has read them already. A machine-bound chapter keeps the
+    runs on its newest run's CPU model and names the others."""
     current = chapter.experiment_hash(scale)
     runs, left_out = [], []
     unavailable = None
@@ -122,10 +135,14 @@ def gather(chapter: Chapter, major: float, scale: str, target: str = "container"
         if doc["key"]["experiment"] != current:
             left_out.append(LeftOut(path, OTHER_VERSION))
         else:
-            runs.append(Run(chapter, doc))
+            runs.append((path, Run(chapter, doc)))
+    if chapter.machine_bound and runs:
+        model = machine(max((r for _, r in runs), key=started).doc)
+        left_out += [LeftOut(path, other_machine(machine(r.doc))) for path, r in runs if machine(r.doc) != model]
+        runs = [(path, r) for path, r in runs if machine(r.doc) == model]
     left_out += [LeftOut(path, UNREADABLE) for path, _ in results.unreadable(chapter.name)
                  if path.name.startswith(f"pg{major:g}-{scale}")]
-    return Pool(chapter, major, scale, runs, left_out, None if runs else unavailable)
+    return Pool(chapter, major, scale, [r for _, r in runs], left_out, None if runs else unavailable)
 
 
 def every_major(chapter: Chapter, scale: str) -> dict[float, Pool]:

@@ -1,6 +1,6 @@
 """Every chapter package in repro/chapters, by name (the package's name), built by
 convention: a package's `__init__.py` gives its TITLE (and REQUIRES, what the whole chapter
-needs; else nothing), `analysis.summarize`, `findings.FINDINGS` and `page.TABLES`,
+needs, and MACHINE_BOUND, why its values depend on the machine; else nothing), `analysis.summarize`, `findings.FINDINGS` and `page.TABLES`,
 `page.CHARTS`, `page.numbers` give the rest. Only the lab imports `experiment.py`
 (`experiment()` below): it imports the lab."""
 from __future__ import annotations
@@ -24,7 +24,8 @@ def build(init: ModuleType) -> Chapter:
                                 for m in ("analysis", "findings", "page"))
     return Chapter(title=init.TITLE, summarize=analysis.summarize, findings=findings.FINDINGS,
                    tables=page.TABLES, charts=page.CHARTS, numbers=page.numbers,
-                   requires=list(getattr(init, "REQUIRES", [])), name=init.__name__.rsplit(".", 1)[-1],
+                   requires=list(getattr(init, "REQUIRES", [])),
+                   machine_bound=getattr(init, "MACHINE_BOUND", None), name=init.__name__.rsplit(".", 1)[-1],
                    package=Path(init.__file__).parent)
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from docutils import nodes
 
-from .. import sizes
+from .. import pooling, sizes
 from ..chapter import Run, Table
 from ..text import Number, Text
 from ..verdict import KIND, STOPPED, Finding, Verdict
@@ -147,6 +147,9 @@ class FindingsDirective(ChapterDirective):
                       rows, Text.join([WORDS["interval"], WORDS["pooled_note"], sizes.POINT], "", " "))
         out = table_node(table, lang)
         out[0]["classes"].append("repro-findings")
+        if chapter.machine_bound and shown.pool is not None:
+            model = pooling.machine(shown.run.doc) or "?"
+            out.append(para(WORDS["machine_bound"](lang).format(model=model) + chapter.machine_bound(lang)))
         if shown.pool is not None and shown.pool.left_out:
             out.append(_left_out(shown.pool, lang))
         return out + revisions_block(chapter, lang)

@@ -22,6 +22,8 @@ WORDS = {
     "pooled_cell": Text("{k} 回の実行 ({r} ラウンド)", "{k} runs ({r} rounds)"),
     "alone": Text("この実行だけ (現在の実験の実行ではありません)", "this run alone (not a run of the current experiment)"),
     "before_revision": Text("主張の改訂より前 (数えない)", "before the claim's revision (not counted)"),
+    "machine_bound": Text("この章の判定は、CPU が {model} のマシンでの実行だけをプールしています。",
+                          "This chapter's verdicts pool only the runs on machines with the CPU {model}. "),
     "left_out": Text("判定から外した結果ファイル {n} 件", "{n} result files left out of the verdicts"),
     "pooled_note": Text("判定は、このメジャーバージョンで同じ実験を実行したすべての結果 (このビルドの実行と保存された実行) のうち、"
                         "知見の最新の改訂 (登録) より後に始まったものをプールして出します。各実行を 1 単位とし、実行どうしの"
