@@ -10,20 +10,19 @@ rounds. `python -m repro noise` prints it; stats.BETWEEN_RUNS rests on it.
 - between runs: for consecutive runs of one experiment on one major, the spread between runs
   in units of a run's own standard error (rho), fitted so that independent draws with it
   give the observed median of |difference| / its standard error;
-- machines: the statistics measured on one major by one experiment on more than one CPU
-  model, and of them those whose run means differ between the models by more than the
-  spread between runs on one model gives (one-way analysis of variance of the run means,
-  at 1 %): what decides whether a chapter is machine-bound (repro/pooling.py).
+- between machines: per finding, the same fit over every pair of runs on different CPU
+  models (one statistic, one major, one experiment): the spread that runs of the models
+  have, if they pool. Where it stays within the between-run floor (stats.BETWEEN_RUNS),
+  the intervals' simulations cover it; a chapter with a finding beyond it is machine-bound
+  (repro/pooling.py).
 """
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
-
-from scipy import stats as scipy_stats
 
 from . import pooling, registry, results
 from .chapter import Run
@@ -100,61 +99,55 @@ def pairs(found: list[Series]) -> list[tuple[float, int, int]]:
     out = []
     for runs in groups.values():
         runs.sort(key=lambda s: s.started)
-        for a, b in zip(runs, runs[1:]):
-            x, y = np.asarray(a.values), np.asarray(b.values)
-            se = np.sqrt(x.var(ddof=1) / len(x) + y.var(ddof=1) / len(y))
-            out.append((float(abs(x.mean() - y.mean()) / se), len(x), len(y)))
+        out += [_z(a, b) for a, b in zip(runs, runs[1:])]
     return out
+
+
+def _z(a: Series, b: Series) -> tuple[float, int, int]:
+    x, y = np.asarray(a.values), np.asarray(b.values)
+    se = np.sqrt(x.var(ddof=1) / len(x) + y.var(ddof=1) / len(y))
+    return float(abs(x.mean() - y.mean()) / se), len(x), len(y)
 
 
 def _median_z(sizes: list[tuple[int, int]], rho: float, rng: np.random.Generator, draws: int = 40) -> float:
     zs = []
-    for n1, n2 in sizes:
-        for _ in range(draws):
-            x = rng.normal(rng.normal(0, rho / np.sqrt(n1)), 1, n1)
-            y = rng.normal(rng.normal(0, rho / np.sqrt(n2)), 1, n2)
-            zs.append(abs(x.mean() - y.mean()) / np.sqrt(x.var(ddof=1) / n1 + y.var(ddof=1) / n2))
-    return float(np.median(zs))
+    for (n1, n2), count in sorted(Counter(sizes).items()):
+        m = draws * count
+        x = rng.normal(size=(m, n1)) + rng.normal(0, rho / np.sqrt(n1), (m, 1))
+        y = rng.normal(size=(m, n2)) + rng.normal(0, rho / np.sqrt(n2), (m, 1))
+        zs.append(abs(x.mean(1) - y.mean(1)) / np.sqrt(x.var(1, ddof=1) / n1 + y.var(1, ddof=1) / n2))
+    return float(np.median(np.concatenate(zs)))
 
 
 def between_runs(found: list[Series]) -> tuple[float | None, int]:
     """(rho, pairs): the spread between runs, in units of a run's own standard error, that
     gives the observed median |z| of consecutive runs (0.1 steps, at most 4)."""
     observed = pairs(found)
-    if len(observed) < 3:
-        return None, len(observed)
+    return (_fit(observed) if len(observed) >= 3 else None), len(observed)
+
+
+def _fit(observed: list[tuple[float, int, int]], most: float = 4.0) -> float:
+    """The rho (0.1 steps, at most `most`) at which independent draws give the observed
+    median |z|; the draws follow the observed pairs' rounds."""
     median = float(np.median([z for z, _, _ in observed]))
     sizes = [(n1, n2) for _, n1, n2 in observed]
     rng = np.random.default_rng(0)
-    for rho in np.arange(0, 4.01, 0.1):
+    for rho in np.arange(0, most + 0.01, 0.1):
         if _median_z(sizes, float(rho), rng) >= median:
-            return round(float(rho), 1), len(observed)
-    return 4.0, len(observed)
+            return round(float(rho), 1)
+    return most
 
 
-MACHINE_LEVEL = 0.01
-
-
-def machine_shift(found: list[Series]) -> tuple[int, int]:
-    """(shifted, statistics): of the statistics measured on more than one CPU model (one
-    major, one experiment, at least one degree of freedom within the models), those whose
-    run means differ between the models beyond the spread between runs on one model, taken
-    at least as large as a run's own standard error (one-way ANOVA at MACHINE_LEVEL)."""
+def between_machines(found: list[Series]) -> dict[str, tuple[float, int]]:
+    """Per finding with at least 3 such pairs: (rho, pairs) over the pairs of runs on
+    different CPU models (one statistic, major and experiment); runs whose model is unknown
+    are left out."""
     groups: dict[tuple, list[Series]] = defaultdict(list)
     for s in found:
-        groups[(s.measure, s.major, s.experiment)].append(s)
-    shifted = cells = 0
-    for runs in groups.values():
-        by_model: dict[str | None, list[float]] = defaultdict(list)
-        for s in runs:
-            by_model[s.machine].append(float(np.mean(s.values)))
-        k, n = len(by_model), len(runs)
-        if k < 2 or n - k < 1:
-            continue
-        grand = np.mean([m for ms in by_model.values() for m in ms])
-        between = sum(len(ms) * (np.mean(ms) - grand) ** 2 for ms in by_model.values()) / (k - 1)
-        within = sum(((np.asarray(ms) - np.mean(ms)) ** 2).sum() for ms in by_model.values()) / (n - k)
-        own = float(np.mean([np.var(s.values, ddof=1) / len(s.values) for s in runs]))
-        cells += 1
-        shifted += scipy_stats.f.sf(between / max(within, own), k - 1, n - k) < MACHINE_LEVEL
-    return int(shifted), cells
+        if s.machine is not None:
+            groups[(s.measure, s.major, s.experiment)].append(s)
+    by_finding: dict[str, list[tuple[float, int, int]]] = defaultdict(list)
+    for (measure, _, _), runs in groups.items():
+        by_finding[measure.split("/")[0]] += [_z(a, b) for i, a in enumerate(runs) for b in runs[i + 1:]
+                                             if a.machine != b.machine]
+    return {f: (_fit(z, most=8.0), len(z)) for f, z in sorted(by_finding.items()) if len(z) >= 3}

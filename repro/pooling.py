@@ -7,9 +7,10 @@ started after the finding's latest revision (repro/claims.py). Runs of another v
 the experiment, and files that are not result documents, are left out and named. Runs
 come from machines of one kind (results/ holds the project's own, a contributed run keeps
 its machine's name and is pooled apart): the between-run spread of stats.pool covers other
-days, noise levels and machines of that kind. A chapter whose values depend on the machine
-itself (its MACHINE_BOUND says why) pools only the runs on one CPU model: by default that of
-its newest run, this build's on the site.
+days, noise levels and machines of that kind, where they differ by no more than it allows
+(tests/test_pooling.py). A chapter whose values depend on the machine itself (its
+MACHINE_BOUND says why) pools only the runs on one CPU model, per major: that of the newest
+run there (on the site, this build's on the major it ran).
 """
 from __future__ import annotations
 
@@ -39,8 +40,11 @@ UNREADABLE = Text("結果の文書として読めないファイル", "not a rea
 
 
 def other_machine(model: str | None) -> Text:
-    return Text(f"別のマシン (CPU {model or '不明'}) での実行。この章の値はマシンによって変わります",
-                f"a run on another machine (CPU {model or 'unknown'}): this chapter's values depend on the machine")
+    if model is None:
+        return Text("CPU の型が記録されていない実行。この章の値はマシンによって変わります",
+                    "a run whose CPU model was not recorded: this chapter's values depend on the machine")
+    return Text(f"別のマシン (CPU {model}) での実行。この章の値はマシンによって変わります",
+                f"a run on another machine (CPU {model}): this chapter's values depend on the machine")
 
 
 def machine(doc: dict[str, Any]) -> str | None:
@@ -122,7 +126,7 @@ def gather(chapter: Chapter, major: float, scale: str, target: str = "container"
     """The pool of a chapter on a major at a scale, from this build's and the stored results
     on one target (the project's containers, or one existing server); `found`: the chapter's
     result files, when the caller has read them already. A machine-bound chapter keeps the
-    runs on its newest run's CPU model and names the others."""
+    runs on the CPU model of its newest run that recorded one, and names the others."""
     current = chapter.experiment_hash(scale)
     runs, left_out = [], []
     unavailable = None
@@ -137,7 +141,8 @@ def gather(chapter: Chapter, major: float, scale: str, target: str = "container"
         else:
             runs.append((path, Run(chapter, doc)))
     if chapter.machine_bound and runs:
-        model = machine(max((r for _, r in runs), key=started).doc)
+        known = [r for _, r in runs if machine(r.doc) is not None]
+        model = machine(max(known, key=started).doc) if known else None
         left_out += [LeftOut(path, other_machine(machine(r.doc))) for path, r in runs if machine(r.doc) != model]
         runs = [(path, r) for path, r in runs if machine(r.doc) == model]
     left_out += [LeftOut(path, UNREADABLE) for path, _ in results.unreadable(chapter.name)
