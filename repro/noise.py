@@ -43,10 +43,11 @@ class Series:
 
 
 def series(name: str, scale: str = "default") -> list[Series]:
-    """Every statistic with rounds, in every stored run of the chapter at the scale."""
+    """Every statistic with rounds, in every stored run of the chapter at the scale (not
+    this build's: a figure of the committed history, the same in every build of a commit)."""
     chapter = registry.get(name)
     found = []
-    for _, doc in results.files(name):
+    for _, doc in results.files(name, build=False):
         if doc["scale"] != scale or "unavailable" in doc:
             continue
         rounds = Run(chapter, doc).rounds
