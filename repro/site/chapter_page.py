@@ -149,7 +149,8 @@ class FindingsDirective(ChapterDirective):
         out[0]["classes"].append("repro-findings")
         if chapter.machine_bound and shown.pool is not None:
             model = pooling.machine(shown.run.doc) or "?"
-            out.append(para(WORDS["machine_bound"](lang).format(model=model) + chapter.machine_bound(lang)))
+            out.append(para(WORDS["machine_bound"](lang).format(model=model) + chapter.machine_bound(lang),
+                            ["repro-table-note"]))
         if shown.pool is not None and shown.pool.left_out:
             out.append(_left_out(shown.pool, lang))
         return out + revisions_block(chapter, lang)
