@@ -6,8 +6,9 @@ from typing import Any
 
 from docutils import nodes
 
-from .. import pooling, sizes
+from .. import noise, pooling, sizes
 from ..chapter import Run, Table
+from ..stats import BETWEEN_RUNS
 from ..text import Number, Text
 from ..verdict import KIND, STOPPED, Finding, Verdict
 from . import store
@@ -149,11 +150,23 @@ class FindingsDirective(ChapterDirective):
         out[0]["classes"].append("repro-findings")
         if chapter.machine_bound and shown.pool is not None:
             model = pooling.machine(shown.run.doc) or "?"
-            out.append(para(WORDS["machine_bound"](lang).format(model=model) + chapter.machine_bound(lang),
-                            ["repro-table-note"]))
+            out.append(para(WORDS["machine_bound"](lang).format(model=model) + chapter.machine_bound(lang)
+                            + _machine_spread(chapter.name, self.scale, lang), ["repro-table-note"]))
         if shown.pool is not None and shown.pool.left_out:
             out.append(_left_out(shown.pool, lang))
         return out + revisions_block(chapter, lang)
+
+
+def _machine_spread(name: str, scale: str, lang: str) -> str:
+    """How far apart the stored runs on different CPU models are, in the findings where that
+    is beyond the between-run floor (noise.between_machines): what makes the chapter
+    machine-bound, measured, not typed."""
+    found = noise.between_machines(noise.series(name, scale))
+    beyond = sorted(((rho, f) for f, (rho, _) in found.items() if rho > BETWEEN_RUNS), reverse=True)
+    if not beyond:
+        return ""
+    parts = Text.join([Text(f"{f} で {rho:.1f}", f"{rho:.1f} in {f}") for rho, f in beyond], "、", " and ")
+    return WORDS["machine_spread"](lang).format(parts=parts(lang), floor=BETWEEN_RUNS)
 
 
 def _left_out(pool: Any, lang: str) -> nodes.Node:

@@ -24,6 +24,11 @@ WORDS = {
     "before_revision": Text("主張の改訂より前 (数えない)", "before the claim's revision (not counted)"),
     "machine_bound": Text("この章の判定は、CPU が {model} のマシンでの実行だけをプールしています。",
                           "This chapter's verdicts pool only the runs on machines with the CPU {model}. "),
+    "machine_spread": Text("保存された実行では、CPU の型が違う実行どうしが、実行自身の標準誤差を単位として {parts} ほど違い、"
+                           "区間が実行どうしの違いとして見込む {floor} を超えます (`python -m repro noise`)。",
+                           " In the stored runs, runs on different CPU models differ, in units of a run's own "
+                           "standard error, by {parts}: more than the {floor} that the intervals allow runs to "
+                           "differ by (`python -m repro noise`)."),
     "left_out": Text("判定から外した結果ファイル {n} 件", "{n} result files left out of the verdicts"),
     "pooled_note": Text("判定は、このメジャーバージョンで同じ実験を実行したすべての結果 (このビルドの実行と保存された実行) のうち、"
                         "知見の最新の改訂 (登録) より後に始まったものをプールして出します。各実行を 1 単位とし、実行どうしの"
