@@ -18,10 +18,18 @@ keeps the Japanese of its thresholds and requirements as they were at its last
 registration (`holds_if_ja`, `requires_ja`: not compared, only shown), so that a revision
 can say in both languages what changed: `old_ja`/`new_ja` beside `old`/`new` (the same
 fields, `claim` holding the Japanese claim) and `why_ja` beside `why`.
+
+Every entry also says what had been run when it was made (`after`: the stored result files of
+the chapter that existed then, [] before any run, or a sentence where the runs were not
+stored). Changes made before the register began (on 2026-11-25) were reconstructed from the
+project's history by scripts/audit_revisions.py: a finding's first appearance is a
+"declared" entry, a later change a "revised" one, each with `reconstructed` naming the commit
+that made it.
 """
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -176,5 +184,48 @@ def revisions(chapter: Chapter, fid: str) -> list[dict[str, Any]]:
 
 def counted_since(chapter: Chapter, fid: str) -> str | None:
     """The time of the finding's latest revision: only runs that started after it count."""
-    found = revisions(chapter, fid)
-    return found[-1]["date"] if found else None
+    return max((r["date"] for r in revisions(chapter, fid)), default=None)
+
+
+BEFORE_ANY_RUN: list[str] = []  # a revision's "after" when no run of the chapter existed yet
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """When a finding's expected flag took the value it has now, and what had been run by
+    then: a "not expected to hold here" set before any run is a prediction; set after runs,
+    it is a change of mind, and the record names those runs.
+
+    `after` is the revision's record of the runs seen before it: a list of stored result
+    files ([] before any run), a sentence when the runs were not stored (e.g. "runs not
+    stored, as commit abc1234 says"), or None where the register has no such record."""
+    expected: bool
+    since: str | None
+    after: list[str] | str | None
+    revision: int | None  # the index, in the finding's revisions, of the entry that set it
+
+    @property
+    def before_runs(self) -> bool | None:
+        """True: set before any run; False: after runs; None: the register does not say."""
+        if self.after is None:
+            return None
+        return self.after == BEFORE_ANY_RUN
+
+    @property
+    def runs_before(self) -> int | None:
+        """How many stored runs preceded it (None when they were not stored or not recorded)."""
+        return len(self.after) if isinstance(self.after, list) else None
+
+
+def expectation(register: dict[str, Any], fid: str, expected: bool) -> Expectation:
+    """The entry of the finding's revisions (in a loaded register) that last changed its
+    expected flag to `expected`, the value it has now."""
+    since, after, index, value = None, None, None, None
+    entries = register.get(fid, {}).get("revisions", [])
+    for i, r in sorted(enumerate(entries), key=lambda ir: ir[1]["date"]):
+        new = r.get("new") or {}
+        if "expected" in new and new["expected"] != value:
+            value, since, after, index = new["expected"], r["date"], r.get("after"), i
+    if value != expected:  # the register does not know the current flag yet
+        return Expectation(expected, None, None, None)
+    return Expectation(expected, since, after, index)
