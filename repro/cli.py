@@ -195,20 +195,22 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def cmd_noise(args: argparse.Namespace) -> int:
     """How noisy each chapter's rounds are, from its stored runs (repro/noise.py)."""
     from . import noise
+    from .stats import BETWEEN_RUNS
     chosen = [args.name] if args.name else list(registry.chapters())
     print(f"{'chapter':14} {'series':>6} {'rounds':>6} {'spread':>7} {'lag-1':>6} {'rho':>5} {'pairs':>5} "
-          f"{'machines':>9}")  # the finding whose runs differ most between CPU models
+          f"{'machines':>20}")  # of the findings with 3 runs on two CPU models, the one nearest the floor
     for name in chosen:
         registry.get(name)
         found = noise.series(name, scales.check(args.scale))
         rho, n = noise.between_runs(found)
         spread, lag = noise.spread(found), noise.lag1(found)
         rounds = sorted(len(s.values) for s in found)
-        machines = noise.between_machines(found)
-        widest = max(machines, key=lambda f: machines[f][0], default=None)
+        machines = noise.judged(noise.between_machines(found))
+        widest = max(machines, key=lambda f: machines[f].rho, default=None)
+        apart = (f"{widest} {machines[widest].rho:.1f} of {BETWEEN_RUNS}" if widest else "—")
         print(f"{name:14} {len(found):6} {rounds[len(rounds) // 2] if rounds else 0:6} "
               f"{'—' if spread is None else f'{spread:.3f}':>7} {'—' if lag is None else f'{lag:+.2f}':>6} "
-              f"{'—' if rho is None else f'{rho:.1f}':>5} {n:5} {f'{widest} {machines[widest][0]:.1f}' if widest else '—':>9}")
+              f"{'—' if rho is None else f'{rho:.1f}':>5} {n:5} {apart:>20}")
     return 0
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from functools import cache
+from typing import NamedTuple
 
 import numpy as np
 
@@ -139,8 +140,19 @@ def _fit(observed: list[tuple[float, int, int]], most: float = 4.0) -> float:
     return most
 
 
-def between_machines(found: list[Series]) -> dict[str, tuple[float, int]]:
-    """Per finding with at least 3 such pairs: (rho, pairs) over the pairs of runs on
+class Apart(NamedTuple):
+    """A finding's spread between CPU models (rho, in units of a run's own standard error),
+    over how many pairs of runs, and the fewest runs any of those models has."""
+    rho: float
+    pairs: int
+    fewest: int
+
+
+MIN_RUNS = 3  # runs on each of two CPU models before their spread can judge a chapter
+
+
+def between_machines(found: list[Series]) -> dict[str, Apart]:
+    """Per finding with at least 3 such pairs: its spread over the pairs of runs on
     different CPU models (one statistic, major and experiment); runs whose model is unknown
     are left out."""
     groups: dict[tuple, list[Series]] = defaultdict(list)
@@ -148,7 +160,18 @@ def between_machines(found: list[Series]) -> dict[str, tuple[float, int]]:
         if s.machine is not None:
             groups[(s.measure, s.major, s.experiment)].append(s)
     by_finding: dict[str, list[tuple[float, int, int]]] = defaultdict(list)
-    for (measure, _, _), runs in groups.items():
-        by_finding[measure.split("/")[0]] += [_z(a, b) for i, a in enumerate(runs) for b in runs[i + 1:]
-                                             if a.machine != b.machine]
-    return {f: (_fit(z, most=8.0), len(z)) for f, z in sorted(by_finding.items()) if len(z) >= 3}
+    runs: dict[str, dict[str, set[tuple[float, str]]]] = defaultdict(lambda: defaultdict(set))
+    for (measure, _, _), group in groups.items():
+        finding = measure.split("/")[0]
+        paired = [(a, b) for i, a in enumerate(group) for b in group[i + 1:] if a.machine != b.machine]
+        by_finding[finding] += [_z(a, b) for a, b in paired]
+        for s in {s for pair in paired for s in pair}:
+            runs[finding][s.machine].add((s.major, s.started))
+    return {f: Apart(_fit(z, most=8.0), len(z), min(len(r) for r in runs[f].values()))
+            for f, z in sorted(by_finding.items()) if len(z) >= 3}
+
+
+def judged(found: dict[str, Apart]) -> dict[str, Apart]:
+    """The findings whose runs on two CPU models are enough to judge a chapter machine-bound
+    or not: at least MIN_RUNS on each."""
+    return {f: a for f, a in found.items() if a.fewest >= MIN_RUNS}

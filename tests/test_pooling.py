@@ -11,7 +11,6 @@ from repro import noise, pooling, registry, results
 from repro.stats import BETWEEN_RUNS
 from repro.text import Text
 
-MIN_PAIRS = 10  # pairs of runs on two CPU models that a finding's spread between them rests on
 
 
 def test_a_machine_bound_chapter_pools_only_the_runs_on_its_newest_runs_cpu_model() -> None:
@@ -45,10 +44,11 @@ def test_only_the_chapters_declared_machine_bound_differ_between_cpu_models_beyo
     """Runs on other CPU models pool only where the spread between them stays within the
     between-run floor, which the intervals' simulations cover (tests/test_intervals.py): in a
     chapter not declared machine-bound, no finding with enough pairs of runs on two models
-    differs more (repro noise, 'machines'); a chapter declared machine-bound has one."""
+    differs more (repro noise, 'machines'); a chapter declared machine-bound has one. Every
+    chapter with at least 3 runs on each of two models is judged."""
     for name, chapter in registry.chapters().items():
-        found = noise.between_machines(noise.series(name))
-        beyond = {f: rho for f, (rho, pairs) in found.items() if pairs >= MIN_PAIRS and rho > BETWEEN_RUNS}
+        found = noise.judged(noise.between_machines(noise.series(name)))
+        beyond = {f: a.rho for f, a in found.items() if a.rho > BETWEEN_RUNS}
         if chapter.machine_bound:
             assert beyond, f"{name} is declared machine-bound, but its findings differ between CPU models by {found}"
         else:
@@ -65,7 +65,9 @@ def test_the_spread_between_machines_is_measured_as_the_spread_between_runs() ->
                 for i in range(n)]
 
     same = noise.between_machines(runs("A", 0.0) + runs("B", 0.0))
-    assert same["F1"][1] == 16 and same["F1"][0] <= 1.5
+    assert same["F1"].pairs == 16 and same["F1"].fewest == 4 and same["F1"].rho <= 1.5
     apart = noise.between_machines(runs("A", 0.0) + runs("B", 3.0))  # 6.7 times a run's own error
-    assert apart["F1"][0] > BETWEEN_RUNS
+    assert apart["F1"].rho > BETWEEN_RUNS
+    few = noise.between_machines(runs("A", 0.0) + runs("B", 3.0, n=2))  # 8 pairs, but 2 runs on B
+    assert few["F1"].fewest == 2 and noise.judged(few) == {} and noise.judged(apart) == apart
     assert noise.between_machines(runs("A", 0.0) + runs(None, 3.0)) == {}

@@ -162,7 +162,7 @@ def _machine_spread(name: str, scale: str, lang: str) -> str:
     is beyond the between-run floor (noise.between_machines): what makes the chapter
     machine-bound, measured, not typed."""
     found = noise.between_machines(noise.series(name, scale))
-    beyond = sorted(((rho, f) for f, (rho, _) in found.items() if rho > BETWEEN_RUNS), reverse=True)
+    beyond = sorted(((a.rho, f) for f, a in found.items() if a.rho > BETWEEN_RUNS), reverse=True)
     if not beyond:
         return ""
     parts = Text.join([Text(f"{f} で {rho:.1f}", f"{rho:.1f} in {f}") for rho, f in beyond], "、", " and ")
