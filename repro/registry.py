@@ -1,8 +1,12 @@
 """Every chapter package in repro/chapters, by name (the package's name), built by
 convention: a package's `__init__.py` gives its TITLE (and REQUIRES, what the whole chapter
 needs, and MACHINE_BOUND, why its values depend on the machine; else nothing), `analysis.summarize`, `findings.FINDINGS` and `page.TABLES`,
-`page.CHARTS`, `page.numbers` give the rest. Only the lab imports `experiment.py`
-(`experiment()` below): it imports the lab."""
+`page.CHARTS`, `page.numbers` give the rest (a page without tables, charts or numbers
+may leave them out). Only the lab imports `experiment.py` (`experiment()` below): it
+imports the lab.
+
+A chapter that fails to load breaks itself only: the others load, `broken()` names it with
+its error in one line (printed once to stderr), and `get()` of it raises that line."""
 from __future__ import annotations
 
 import importlib
@@ -22,17 +26,44 @@ def build(init: ModuleType) -> Chapter:
     """A chapter from its imported package (`init`) and that package's modules."""
     analysis, findings, page = (importlib.import_module(f"{init.__name__}.{m}")
                                 for m in ("analysis", "findings", "page"))
+    defaults = Chapter.__dataclass_fields__
     return Chapter(title=init.TITLE, summarize=analysis.summarize, findings=findings.FINDINGS,
-                   tables=page.TABLES, charts=page.CHARTS, numbers=page.numbers,
+                   tables=getattr(page, "TABLES", None) or defaults["tables"].default_factory(),
+                   charts=getattr(page, "CHARTS", None) or defaults["charts"].default_factory(),
+                   numbers=getattr(page, "numbers", defaults["numbers"].default),
                    requires=list(getattr(init, "REQUIRES", [])),
                    machine_bound=getattr(init, "MACHINE_BOUND", None), name=init.__name__.rsplit(".", 1)[-1],
                    package=Path(init.__file__).parent)
 
 
 @cache
+def _loaded() -> tuple[dict[str, Chapter], dict[str, str]]:
+    """(the chapters that load, {name: one line saying why it does not} for the others)."""
+    good, bad = {}, {}
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
+        if not info.ispkg:
+            continue
+        try:
+            good[info.name] = build(importlib.import_module(f"{package.__name__}.{info.name}"))
+        except Exception as exc:  # any error in a contributor's chapter: reported, not raised
+            bad[info.name] = f"chapter {info.name} does not load: {type(exc).__name__}: {exc}".splitlines()[0]
+            print(bad[info.name], file=sys.stderr)
+    return good, bad
+
+
 def chapters() -> dict[str, Chapter]:
-    return {info.name: build(importlib.import_module(f"{package.__name__}.{info.name}"))
-            for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name) if info.ispkg}
+    """Every chapter that loads, by name."""
+    return _loaded()[0]
+
+
+def broken() -> dict[str, str]:
+    """The chapter packages that do not load, each with its error in one line."""
+    return _loaded()[1]
+
+
+def names() -> list[str]:
+    """Every chapter package, loaded or not: a test per chapter then fails for a broken one."""
+    return sorted([*chapters(), *broken()])
 
 
 def experiment(chapter: Chapter) -> ModuleType:
@@ -49,6 +80,8 @@ def experiment(chapter: Chapter) -> ModuleType:
 
 
 def get(name: str) -> Chapter:
+    if name in broken():
+        raise ReproError(broken()[name])
     try:
         return chapters()[name]
     except KeyError:

@@ -22,7 +22,7 @@ from repro.verdict import (CHANGED, CONTRADICTED, NOT_APPLICABLE, REPRODUCED, SA
 from repro.wording import Wording
 
 ROOT = Path(__file__).resolve().parent.parent
-CHAPTERS = sorted(registry.chapters())
+CHAPTERS = registry.names()  # a chapter that does not load fails its own tests only
 
 
 @pytest.mark.parametrize("name", CHAPTERS)
