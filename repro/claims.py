@@ -114,7 +114,9 @@ def register(chapter: Chapter, why: str, when: datetime | None = None, why_ja: s
     if why_ja is not None and not why_ja.strip():
         raise ReproError("the reason in Japanese is empty (--why-ja)")
     reason = {"why": why, **({"why_ja": why_ja} if why_ja else {})}
-    stamp = (when or datetime.now(timezone.utc)).isoformat(timespec="minutes")
+    now = when or datetime.now(timezone.utc)
+    stamp = now.isoformat(timespec="minutes")
+    reason["after"] = runs_before(chapter, now)
     for f in chapter.findings:
         if f.id not in changed:
             continue
@@ -139,6 +141,20 @@ def register(chapter: Chapter, why: str, when: datetime | None = None, why_ja: s
                                            "new": None, **reason})
     _write(path(chapter), register_)
     return sorted(changed) + withdrawn
+
+
+def runs_before(chapter: Chapter, when: datetime) -> list[str]:
+    """The chapter's stored result files that started before `when` (relative to the
+    repository): the runs that had been seen when a claim was fixed or changed."""
+    return sorted(_relative(path) for path, doc in results.files(chapter.name, build=False)
+                  if datetime.fromisoformat(doc["provenance"]["started"]) < when)
+
+
+def _relative(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(results.ROOT))
+    except ValueError:  # a folder of results gathered elsewhere (RESULTS=...)
+        return str(path)
 
 
 def _write(target: Path, data: dict[str, Any]) -> None:

@@ -15,6 +15,7 @@ from repro.errors import ReproError
 from repro.text import Text
 from repro.verdict import Above, Check, Cite, Finding, KINDS, Measure
 
+ROOT = Path(__file__).resolve().parent.parent
 CHAPTERS = sorted(registry.chapters())
 
 
@@ -114,6 +115,31 @@ def test_a_changed_threshold_needs_a_revision(scratch_chapter) -> None:
     assert revision["new_ja"]["holds_if"] == [c.text().ja for c in moved.checks]
     assert revision["old_ja"]["holds_if"] == [c.text().ja for c in f.checks]
     assert claims.counted_since(chapter, f.id).startswith("2030-01-01")
+    stored = sorted(str(path.relative_to(ROOT)) for path in (ROOT / "results" / "auto_explain").glob("pg*.json"))
+    assert revision["after"] == stored and stored  # every stored run of it had been seen
+
+
+def test_when_a_finding_stopped_being_expected() -> None:
+    """claims.expectation: the entry that last set the expected flag to its value now, and
+    whether runs had been seen by then."""
+    def entry(date: str, what: str, expected: bool | None, after: object) -> dict:
+        return {"date": date, "what": what, "new": {} if expected is None else {"expected": expected},
+                "after": after}
+    register = {"F1": {"revisions": [entry("2026-11-22T10:00+00:00", "declared", True, []),
+                                     entry("2026-11-25T02:42+00:00", "registered", True, ["a.json"]),
+                                     entry("2026-11-26T08:00+00:00", "revised", False, ["a.json", "b.json"]),
+                                     entry("2026-11-27T08:00+00:00", "revised", None, ["c.json"])]},
+                "F2": {"revisions": [entry("2026-11-22T10:00+00:00", "declared", False, [])]},
+                "F3": {"revisions": [entry("2026-11-22T10:00+00:00", "declared", False,
+                                           "runs not stored, as commit abc1234 says")]}}
+    f1 = claims.expectation(register, "F1", False)
+    assert (f1.since, f1.before_runs, f1.runs_before, f1.revision) == ("2026-11-26T08:00+00:00", False, 2, 2)
+    f2 = claims.expectation(register, "F2", False)
+    assert (f2.since, f2.before_runs, f2.runs_before) == ("2026-11-22T10:00+00:00", True, 0)
+    f3 = claims.expectation(register, "F3", False)
+    assert f3.before_runs is False and f3.runs_before is None
+    unknown = claims.expectation(register, "F2", True)  # the register does not know the flag now
+    assert unknown.since is None and unknown.before_runs is None
 
 
 def test_a_changed_measure_needs_a_revision(scratch_chapter) -> None:
