@@ -46,7 +46,7 @@ def test_every_revision_says_when_and_why(name: str) -> None:
         for r in entry["revisions"]:
             datetime.fromisoformat(r["date"])
             assert r["why"].strip(), f"{fid}: a revision without a reason"
-            assert r["what"] in ("registered", "revised", "withdrawn")
+            assert r["what"] in ("declared", "registered", "revised", "withdrawn")
             assert "why_ja" not in r or r["why_ja"].strip(), f"{fid}: an empty reason in Japanese"
             for side in ("old", "new"):  # the Japanese, where kept, names the same fields
                 if f"{side}_ja" in r:
