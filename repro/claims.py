@@ -113,7 +113,7 @@ def register(chapter: Chapter, why: str, when: datetime | None = None, why_ja: s
         raise ReproError("say why the claims changed (--why)")
     if why_ja is not None and not why_ja.strip():
         raise ReproError("the reason in Japanese is empty (--why-ja)")
-    reason = {"why": why, **({"why_ja": why_ja} if why_ja else {})}
+    reason = {"why": why, **({"why_ja": why_ja} if why_ja else {}), "after": stored_runs(chapter)}
     stamp = (when or datetime.now(timezone.utc)).isoformat(timespec="minutes")
     for f in chapter.findings:
         if f.id not in changed:
@@ -139,6 +139,14 @@ def register(chapter: Chapter, why: str, when: datetime | None = None, why_ja: s
                                            "new": None, **reason})
     _write(path(chapter), register_)
     return sorted(changed) + withdrawn
+
+
+def stored_runs(chapter: Chapter) -> list[str]:
+    """The chapter's stored result files, as a revision's `after` names them: the runs that
+    had been seen when it was made ([] before any run)."""
+    def named(p: Path) -> str:
+        return str(p.relative_to(results.ROOT)) if p.is_relative_to(results.ROOT) else str(p)
+    return sorted(named(p) for p, _ in results.files(chapter.name, build=False))
 
 
 def _write(target: Path, data: dict[str, Any]) -> None:
