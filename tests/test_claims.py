@@ -122,7 +122,7 @@ def test_every_revision_says_when_and_why(name: str) -> None:
         for r in entry["revisions"]:
             datetime.fromisoformat(r["date"])
             assert r["why"].strip(), f"{fid}: a revision without a reason"
-            assert r["what"] in ("registered", "declared", "revised", "withdrawn")
+            assert r["what"] in ("declared", "registered", "revised", "withdrawn")
             after = r.get("after")
             assert after is None or isinstance(after, str) and after.strip() or \
                 isinstance(after, list) and all(isinstance(p, str) for p in after), f"{fid}: after {after!r}"
