@@ -6,7 +6,9 @@ from __future__ import annotations
 import html
 import json
 import re
+import subprocess
 from functools import cache
+from pathlib import Path
 
 from docutils import nodes
 from sphinx import addnodes
@@ -48,11 +50,39 @@ def runs(n: int) -> str:
 
 
 @cache
-def _recorded_status(path: str, fid: str) -> str | None:
-    """The finding's status as the run recorded it (None when the file is not stored now)."""
+def _deleted_in(folder: str) -> dict[str, str]:
+    """The result files the repository once stored under a folder and later removed, each with
+    the commit that removed it."""
+    log = _git("log", "--diff-filter=D", "--name-only", "--format=%H", "--", folder)
+    found, commit = {}, ""
+    for line in log.splitlines():
+        if re.fullmatch(r"[0-9a-f]{40}", line):
+            commit = line
+        elif line.strip():
+            found.setdefault(line.strip(), commit)
+    return found
+
+
+def _git(*args: str) -> str:
     try:
-        doc = json.loads((results.ROOT / path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return subprocess.run(["git", *args], cwd=results.ROOT, capture_output=True, text=True,
+                              timeout=60).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+
+
+@cache
+def _recorded_status(path: str, fid: str) -> str | None:
+    """The finding's status as the run recorded it: from the stored file, or from the
+    repository's history where it was removed since (None when neither has it)."""
+    try:
+        text = (results.ROOT / path).read_text(encoding="utf-8")
+    except OSError:
+        removed = _deleted_in(str(Path(path).parent)).get(path)
+        text = _git("show", f"{removed}^:{path}") if removed else ""
+    try:
+        doc = json.loads(text)
+    except ValueError:
         return None
     return next((v["status"] for v in doc.get("verdicts", []) if v["id"] == fid), None)
 
