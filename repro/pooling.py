@@ -24,7 +24,7 @@ from . import claims, results, sizes
 from .chapter import Chapter, Run
 from .text import Text
 from .majors import MAJORS, name as major_name
-from .verdict import CHANGED, INCONCLUSIVE, NOT_APPLICABLE, Verdict
+from .verdict import CHANGED, INCONCLUSIVE, NOT_APPLICABLE, Finding, Verdict
 
 
 @dataclass(frozen=True)
@@ -169,12 +169,20 @@ def row(pool: Pool, v: Verdict) -> dict[str, Any]:
             "unit": c.check.measure.unit if c else None,
             "value": e.value if e else None, "low": e.low if e else None, "high": e.high if e else None,
             "holds_if": c.check.threshold.text(c.check.measure).en if c else None,
-            "expected": v.finding.expected,
+            "expected": v.finding.expected, **expected_since(pool.chapter, v.finding),
             "to_decide": (c.to_decide().en if c and c.to_decide() else None),
             **(pool.sizes[v.finding.id].as_dict() if v.finding.id in pool.sizes else dict.fromkeys(SIZE_FIELDS))}
 
 
 SIZE_FIELDS = ("original", "size", "size_ratio", "size_low", "size_high")
+
+
+def expected_since(chapter: Chapter, f: Finding) -> dict[str, Any]:
+    """When the finding's expected flag took its value (a date), and whether that was before
+    any run (None when the register does not say): a "not expected" after runs is a change of
+    mind, not a prediction."""
+    e = claims.expectation(claims.load(chapter), f.id, f.expected)
+    return {"expected_since": e.since[:10] if e.since else None, "expected_before_runs": e.before_runs}
 
 
 # a finding over the majors with a result (`across`): besides the statuses, decided both ways

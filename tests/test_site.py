@@ -29,9 +29,10 @@ from conftest import chapter_result
 from repro import registry, sizes
 from repro.chapter import Run
 from repro.majors import DEFAULT_MAJOR
-from repro.site import store
+from repro.site import expectations, store
 from repro.site.report import BUCKETS, KIND_SHORT, ORDER, bucket
 from repro.site.roles import run_numbers
+from repro.site.words import WORDS
 
 ROOT = Path(__file__).resolve().parent.parent
 SHOTS = ROOT / "_build" / "screenshots"
@@ -371,6 +372,53 @@ def test_charts_are_not_blank(site: Path) -> None:
         pixels = np.asarray(Image.open(png).convert("RGB").resize((200, 120))).reshape(-1, 3)
         ink = float((pixels.sum(axis=1, dtype=int) < 600).mean())
         assert len(np.unique(pixels, axis=0)) > 20 and ink > 0.02, png.name
+
+
+SAYS_WHEN = {"ja": re.compile(r": \d{4}-\d{2}-\d{2} に、[^)]*(前|後)"),
+             "en": re.compile(r": (predicted|declared) on \d{4}-\d{2}-\d{2}, [^)]*\b(before|after)\b")}
+REVISION_LINK = re.compile(r'<a [^>]*href="([^"#]*)#([a-z_0-9]+-f\d+-rev-\d+)"')
+
+
+def test_every_not_expected_says_when_and_before_or_after_runs(site: Path) -> None:
+    """Every "not expected to hold here" on every page, in both languages, says when that was
+    decided and whether before any run or after runs, and links to the revision's row."""
+    problems, seen = [], 0
+    for lang in ("ja", "en"):
+        label = WORDS["not_expected"](lang).strip("()")
+        for page in sorted((site / lang).rglob("*.html")):
+            if page.name in ("search.html", "genindex.html"):
+                continue
+            source = page.read_text(encoding="utf-8")
+            text = " ".join(html.unescape(_visible_text(source)).split())
+            said = [text[m.end():m.end() + 100] for m in re.finditer(re.escape(label), text)]
+            seen += len(said)
+            where = page.relative_to(site).as_posix()
+            problems += [f"{where}: {label}{s!r}" for s in said if not SAYS_WHEN[lang].match(s)]
+            links = REVISION_LINK.findall(source)
+            if len(links) < len(said):
+                problems.append(f"{where}: {len(said)} notes, {len(links)} links to a revision")
+            for target, ident in links:
+                linked = (page.parent / target).resolve() if target else page
+                if f'id="{ident}"' not in linked.read_text(encoding="utf-8"):
+                    problems.append(f"{where}: a link to {target}#{ident}, which has no such row")
+    assert seen, "no finding not expected to hold here on any page"
+    assert not problems, "\n".join(problems[:10])
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+def test_the_matrix_marks_the_findings_not_expected_and_its_legend_says_how(site: Path, lang: str) -> None:
+    """A cell of a finding not expected to hold here carries † (predicted before any run) or ‡
+    (declared after runs), naming when on hover; the page's legend explains both."""
+    source = (site / lang / "matrix.html").read_text(encoding="utf-8")
+    marks = re.findall(r'<span class="repro-expect-mark" role="img" aria-label="([^"]*)" title="[^"]*">([^<]*)</span>',
+                       source)
+    wanted = {expectations.mark(c, f)[0] for c in registry.chapters().values() for f in c.findings if not f.expected}
+    assert wanted and {symbol for _, symbol in marks} == wanted
+    label = WORDS["not_expected"](lang).strip("()")
+    assert all(html.unescape(said).startswith(label) and re.search(r"\d{4}-\d{2}-\d{2}", said) for said, _ in marks)
+    def plain(text: str) -> str:  # one space for any, straight quotes for curly ones
+        return re.sub("[“”]", '"', " ".join(text.split()))
+    assert plain(expectations.MARK_LEGEND(lang)) in plain(html.unescape(_visible_text(source)))
 
 
 @pytest.mark.parametrize("lang", ["ja", "en"])

@@ -10,6 +10,7 @@ from .. import majors, registry
 from ..text import Text
 from ..verdict import CHANGED, CONTRADICTED, INCONCLUSIVE, NOT_APPLICABLE, ORIGINAL, PARTIAL, REPRODUCED, Verdict
 from . import store
+from .expectations import expectation_note
 from .nodes import Directive, doc_link
 from .words import WORDS
 
@@ -59,11 +60,11 @@ class AnswerDirective(Directive):
                 changes = later_change(name, v.finding.id, major, self.scale)
                 if changes is not None and v.status != CHANGED:
                     notes.append(CHANGES_IN(lang).format(major=majors.name(changes)))
-                if not v.finding.expected:
-                    notes.append(WORDS["not_expected"](lang).strip("()"))
                 if notes:
                     p += nodes.inline(text=f" ({'、'.join(notes) if lang == 'ja' else '; '.join(notes)})",
                                       classes=["repro-reason"])
+                if not v.finding.expected:
+                    p += expectation_note(chapter, v.finding, lang)
                 item += p
                 lines[group_of(v)].append(item)
         out: list[nodes.Node] = []

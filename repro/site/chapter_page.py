@@ -14,7 +14,8 @@ from ..verdict import KIND, STOPPED, Finding, Verdict
 from . import store
 from .nodes import (ChapterDirective, badge, details, details_summary, doc_link, para, source_text, table_node,
                     timestamp, verdict_badge)
-from .revisions import revised_after_note, revisions_block
+from .expectations import expectation_note
+from .revisions import revised_after_note, revisions_block, targets
 from .words import WORDS
 
 
@@ -134,7 +135,7 @@ class FindingsDirective(ChapterDirective):
             claim = nodes.paragraph()
             claim += nodes.strong(text=f.claim(lang))
             if not f.expected:
-                claim += nodes.Text(" " + WORDS["not_expected"](lang))
+                claim += expectation_note(chapter, f, lang)
             verdict = nodes.container()
             badge_line = nodes.paragraph()
             badge_line += verdict_badge(v, lang)
@@ -154,7 +155,9 @@ class FindingsDirective(ChapterDirective):
                             + _machine_spread(chapter.name, self.scale, lang), ["repro-table-note"]))
         if shown.pool is not None and shown.pool.left_out:
             out.append(_left_out(shown.pool, lang))
-        return out + revisions_block(chapter, lang)
+        block = revisions_block(chapter, lang)
+        targets(block, self.state.document)
+        return out + block
 
 
 def _machine_spread(name: str, scale: str, lang: str) -> str:

@@ -12,6 +12,7 @@ from ..chapter import Table
 from ..text import Text
 from ..verdict import CHANGED, CONTRADICTED, INCONCLUSIVE, KIND, NOT_APPLICABLE, PARTIAL, REPRODUCED, Finding, Verdict
 from . import store
+from .expectations import MARK_LEGEND, mark_nodes
 from .nodes import (ChapterDirective, Directive, details, details_summary, para, source_text, table_node,
                     verdict_badge)
 from .revisions import revised_after_note
@@ -26,7 +27,7 @@ class MajorsDirective(ChapterDirective):
         self.depend_on(name)
         shown = store.majors(name, self.scale)
         return [_majors_table(name, shown, self.lang), para(LEGEND(self.lang), ["repro-table-note"]),
-                _differences(name, shown, self.lang)]
+                para(MARK_LEGEND(self.lang), ["repro-table-note"]), _differences(name, shown, self.lang)]
 
 
 SYMBOL = {REPRODUCED: "✓", PARTIAL: "◐", CONTRADICTED: "✗", CHANGED: "⇄", INCONCLUSIVE: "?", NOT_APPLICABLE: "–"}
@@ -74,6 +75,7 @@ def _matrix_cell(shown: store.Shown, fid: str, lang: str) -> nodes.Node:
     line += nodes.raw("", tex_escape(badge_text), format="latex")  # the PDF: the verdict's name
     if mark := marks(shown):
         line += nodes.inline(text=f" {mark}", classes=["repro-mark"])
+    line += mark_nodes(shown.run.chapter, v.finding, lang)
     size = shown.pool.sizes.get(fid) if shown.pool is not None else None
     if size is not None and size.outcome in sizes.MARK:  # the size beside the original's
         words = html.escape(size.text()(lang), quote=True)
@@ -179,7 +181,7 @@ class MatrixDirective(Directive):
     """The version matrix: for every chapter, its findings on every major with a result."""
 
     def build(self) -> list[nodes.Node]:
-        out: list[nodes.Node] = []
+        out: list[nodes.Node] = [para(MARK_LEGEND(self.lang), ["repro-table-note"])]
         for name in registry.chapters():
             self.depend_on(name)
             section_title = nodes.rubric(text=registry.get(name).title(self.lang))

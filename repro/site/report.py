@@ -13,7 +13,7 @@ from ..chapter import Table
 from ..text import Number, Text
 from ..verdict import (CHANGED, CONTRADICTED, INCONCLUSIVE, KINDS, MECHANISM, NOT_APPLICABLE, ORIGINAL, PARTIAL,
                        REPORT, REPRODUCED, SANITY, Verdict)
-from . import store
+from . import expectations, store
 from .answer import CHANGES_IN, later_change
 from .nodes import Directive, details, details_summary, doc_link, para, table_node, verdict_badge
 from .provenance import PROVENANCE, provenance_values
@@ -50,7 +50,7 @@ class LedgerDirective(Directive):
                 cell += verdict_badge(v, lang, stale=mark)
                 claim = nodes.paragraph(text=v.finding.claim(lang))
                 if not v.finding.expected:
-                    claim += nodes.Text(" " + WORDS["not_expected"](lang))
+                    claim += expectations.expectation_note(chapter, v.finding, lang)
                 rows.append([v.finding.id, claim, cell])
                 counts[bucket(v)] = counts.get(bucket(v), 0) + 1
             line += nodes.Text(" — " + WORDS["ledger_counts"](lang).format(n=len(rows)))
@@ -79,10 +79,22 @@ ORDER = (REPRODUCED, PARTIAL, CONTRADICTED, CHANGED, pooling.DIFFERS, pooling.PA
          OTHER_MAJORS, "missing")
 
 
+# "does not hold" of a finding not expected to hold here, split into the counts' rows under it:
+# predicted before any run, or declared after runs (or at a time the register does not say)
+SPLIT = ("predicted", "declared after runs")
+
+
 BUCKETS = {**STATUS, OTHER_MAJORS: Text("他のメジャーが対象", "applies to other majors"),
            pooling.DIFFERS: Text("メジャーで判定が分かれる", "decided differently by major"),
            pooling.PARTLY: Text("一部のメジャーで判定できず", "undecided on some majors"),
-           "missing": WORDS["no_result"]}
+           "missing": WORDS["no_result"],
+           SPLIT[0]: Text("うち、実行の前に成り立たないと予測", "of which predicted before any run"),
+           SPLIT[1]: Text("うち、実行の後で成立を期待しないと宣言", "of which declared not expected after runs")}
+
+
+def _split(shown: list[str]) -> list[str]:
+    """The counts' rows: "contradicted" followed by its split."""
+    return [x for s in shown for x in ((s, *SPLIT) if s == CONTRADICTED else (s,))]
 
 
 # the kinds as the counts' columns name them (short: four columns fit a phone)
@@ -112,8 +124,8 @@ class SummaryDirective(Directive):
 
     def build(self) -> list[nodes.Node]:
         lang = self.lang
-        here: dict[str, dict[str, int]] = {k: dict.fromkeys(ORDER, 0) for k in KINDS}
-        over: dict[str, dict[str, int]] = {k: dict.fromkeys(ORDER, 0) for k in KINDS}
+        here: dict[str, dict[str, int]] = {k: dict.fromkeys(ORDER + SPLIT, 0) for k in KINDS}
+        over: dict[str, dict[str, int]] = {k: dict.fromkeys(ORDER + SPLIT, 0) for k in KINDS}
         changed: list[Text] = []  # changed on the site's major
         later: list[Text] = []  # holding here, changed on a later major
         stored = False
@@ -125,8 +137,12 @@ class SummaryDirective(Directive):
             by_major = {m: {v.finding.id: v for v in s.verdicts}
                         for m, s in store.majors(name, self.scale).items() if s.verdicts}
             for f in chapter.findings:
-                here[f.kind][bucket(now[f.id]) if f.id in now else "missing"] += 1
-                over[f.kind][across({m: vs[f.id] for m, vs in by_major.items()}) if by_major else "missing"] += 1
+                for counts, status in ((here, bucket(now[f.id]) if f.id in now else "missing"),
+                                       (over, across({m: vs[f.id] for m, vs in by_major.items()})
+                                        if by_major else "missing")):
+                    counts[f.kind][status] += 1
+                    if status == CONTRADICTED and not f.expected:  # predicted, or declared after runs
+                        counts[f.kind][SPLIT[0 if expectations.of(chapter, f).before_runs else 1]] += 1
                 link = f"{chapter.title(lang)} {f.id}"
                 if f.id in now and now[f.id].status == CHANGED:
                     changed.append(Text(f"{link}: {f.claim.ja} — {now[f.id].reason.ja}",
@@ -144,8 +160,9 @@ class SummaryDirective(Directive):
                   (over, WORDS["summary_over"]))
         for i, (counts, caption) in enumerate(tables):
             # a row per verdict, a column per kind of finding: narrow enough for a phone
-            rows: list[list[Any]] = [[BUCKETS[s], *(Number(counts[k][s], "", 0) for k in KINDS)] for s in shown]
-            rows.append([WORDS["total"], *(Number(sum(counts[k].values()), "", 0) for k in KINDS)])
+            rows: list[list[Any]] = [[BUCKETS[s], *(Number(counts[k][s], "", 0) for k in KINDS)]
+                                     for s in _split(shown)]
+            rows.append([WORDS["total"], *(Number(sum(counts[k][s] for s in ORDER), "", 0) for k in KINDS)])
             last = i == len(tables) - 1  # the note explains both tables: once, after the last
             table = Table(caption, [WORDS["status"], *(KIND_SHORT[k] for k in KINDS)], rows,
                           WORDS["summary_note"] if last else None)

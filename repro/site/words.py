@@ -51,6 +51,7 @@ WORDS = {
                        "changes before it were reconstructed from the code's history and the stored verdicts, "
                        "under the dates they were made."),
     "revised": Text("改訂", "revised"),
+    "declared": Text("宣言", "declared"),
     "withdrawn": Text("取り下げ", "withdrawn"),
     "source": Text("出所: ", "Source: "),
     "kind": Text("種類", "Kind"),
