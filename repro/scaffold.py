@@ -166,7 +166,9 @@ budget_s = 10000
 id = "{name}"
 title = "(題名)"
 english = "(English title)"
-url = ""
+short = {{ ja = "(引用での短い呼び名)", en = "(short name in citations)" }}
+url = ""  # the publication's own public address, as found in public material
+no_url = {{ ja = "(アドレスがない理由)", en = "(why there is no address)" }}  # when url is empty
 date = ""
 by = {{ ja = "(著者・組織)", en = "(author or organisation)" }}
 subject = {{ ja = "(対象)", en = "(subject)" }}

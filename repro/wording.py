@@ -12,6 +12,7 @@ stay short. An entry:
     source = "004"        # the source's id in the chapter's original.toml
     where.ja = "..."      # the table, figure or section, as the source numbers it
     where.en = "..."
+    also = [{ source = "000", where = { ja = "...", en = "..." } }]  # other places, if any
 
 A `{NAME}` in a text is filled from the values given to `Wording.beside` (a client count
 that the checks use too, for example)."""
@@ -26,7 +27,7 @@ from .errors import ReproError
 from .text import Text
 from .verdict import Cite, Finding
 
-KEYS = {"claim", "original", "source", "where"}
+KEYS = {"claim", "original", "source", "where", "also"}
 
 
 class Wording:
@@ -66,4 +67,5 @@ class Wording:
             raise ReproError(f"{self.path}: no entry [{fid}] for the finding {fid}") from None
         original = self._text(entry["original"]) if "original" in entry else None
         cite = Cite(entry["source"], self._text(entry["where"])) if "source" in entry else None
-        return Finding(fid, self._text(entry["claim"]), checks, original=original, cite=cite, **rest)
+        also = [Cite(a["source"], self._text(a["where"])) for a in entry.get("also", [])]
+        return Finding(fid, self._text(entry["claim"]), checks, original=original, cite=cite, also=also, **rest)

@@ -152,18 +152,22 @@ def test_every_shown_revision_says_it_in_japanese(name: str) -> None:
 
 @pytest.mark.parametrize("name", CHAPTERS)
 def test_every_original_number_says_where_in_its_source_it_is(name: str) -> None:
-    """A finding that carries the original's number (`original`) names where it is (`cite`): a
-    source of the chapter's original.toml, and the table, figure or section in both languages
-    (the English without Japanese, which the English pages may not show)."""
+    """A finding that carries the original's number (`original`) names where it is (`cite`, and
+    `also` for other places): a source of the chapter's original.toml, and the table, figure
+    or section in both languages (the English without Japanese, which the English pages may
+    not show); another source is cited, not named by its number inside the words."""
     chapter = registry.get(name)
     sources = {s["id"] for s in chapter.original["sources"]}
     for f in chapter.findings:
         if f.original is None:
             continue
         assert isinstance(f.cite, Cite), f"{name} {f.id}: the original's number without a cite"
-        assert f.cite.source in sources, f"{name} {f.id}: source {f.cite.source!r} is not in original.toml {sorted(sources)}"
-        assert f.cite.where.ja.strip() and f.cite.where.en.strip(), f"{name} {f.id}: where, in one language, is empty"
-        assert not re.search(r"[\u3040-\u30ff\u3400-\u9fff]", f.cite.where.en), f"{name} {f.id}: Japanese in the English"
+        for cite in f.cites():
+            assert cite.source in sources, f"{name} {f.id}: source {cite.source!r} is not in original.toml {sorted(sources)}"
+            assert cite.where.ja.strip() and cite.where.en.strip(), f"{name} {f.id}: where, in one language, is empty"
+            assert not re.search(r"[\u3040-\u30ff\u3400-\u9fff]", cite.where.en), f"{name} {f.id}: Japanese in the English"
+            assert not re.search(r"(source|原典) ?\d{3}", cite.where.ja + cite.where.en), \
+                f"{name} {f.id}: where names a source by its number: cite it in `also` instead"
 
 
 @pytest.fixture

@@ -7,6 +7,7 @@ Screenshots land in _build/screenshots/.
 """
 from __future__ import annotations
 
+import fcntl
 import html
 import json
 import os
@@ -44,10 +45,20 @@ FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory, request) -> Path:
+    """The built site: one build per test session, shared by the modules that check it (and
+    by pytest-xdist's workers, under a lock: the first one builds, the others wait for it)."""
     if os.environ.get("SITE_DIR"):
         return Path(os.environ["SITE_DIR"]).resolve()
-    scales = {chapter_result(name)[0]["scale"] for name in registry.chapters()}
-    return _build_site(tmp_path_factory.mktemp("site"), min(scales))  # the results' scale
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the session's folder, above each worker's own
+    out = root / "site"
+    with open(root / "site.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (out / "index.html").exists():
+            scales = {chapter_result(name)[0]["scale"] for name in registry.chapters()}
+            _build_site(out, min(scales))  # the results' scale
+    return out
 
 
 def _build_site(out: Path, scale: str) -> Path:

@@ -12,10 +12,11 @@ from ..stats import BETWEEN_RUNS
 from ..text import Number, Text
 from ..verdict import KIND, STOPPED, Finding, Verdict
 from . import store
+from .expectations import expectation_note
 from .nodes import (ChapterDirective, badge, details, details_summary, doc_link, para, source_text, table_node,
                     timestamp, verdict_badge)
-from .expectations import expectation_note
 from .revisions import revised_after_note, revisions_block, targets
+from .sources import citation
 from .words import WORDS
 
 
@@ -60,13 +61,13 @@ def _checks_cell(v: Verdict, lang: str) -> nodes.Node:
 
 
 def _original_cell(f: Finding, lang: str) -> nodes.Node:
-    """The original's number, and where in which source it is (linked to the list of sources)."""
+    """The original's number, and where in which source it is: the publication and its
+    table, figure or section, linked to the publication's entry on the sources page."""
     cell = nodes.container()
     cell += nodes.paragraph(text=f.original(lang) if f.original else "—")
-    if f.cite is not None:
+    for cite in f.cites():
         where = nodes.paragraph(classes=["repro-reason"])
-        where += doc_link(f.cite.source, "sources")
-        where += nodes.Text(("、" if lang == "ja" else ", ") + f.cite.where(lang))
+        where += citation(cite.source, cite.where, lang)
         cell += where
     return cell
 

@@ -17,6 +17,7 @@ from . import expectations, store
 from .answer import CHANGES_IN, later_change
 from .nodes import Directive, details, details_summary, doc_link, para, table_node, verdict_badge
 from .provenance import PROVENANCE, provenance_values
+from .sources import Source, anchor, sources
 from .words import STATUS, WORDS
 
 
@@ -257,44 +258,74 @@ class EnvironmentDirective(Directive):
 
 
 class SourcesDirective(Directive):
-    """Every source publication, from the chapters' original.toml files, with the chapters
-    that reproduce it."""
+    """Every source publication, one entry each under its anchor (`source-004`), which every
+    citation links to: who published it, its title and date, its public address or why it
+    has none, what it measures and the chapters that reproduce it."""
 
     def build(self) -> list[nodes.Node]:
-        lang = self.lang
-        sources: dict[str, tuple[dict[str, Any], list[str]]] = {}
-        for name, chapter in registry.chapters().items():
+        for chapter in registry.chapters().values():
             self.env.note_dependency(str(chapter.package / "original.toml"))
-            for source in chapter.original.get("sources", []):
-                sources.setdefault(source["id"], (source, []))[1].append(name)
-        rows: list[list[Any]] = []
-        for ident, (source, names) in sorted(sources.items()):  # by number
-            title = nodes.paragraph()
-            title += (nodes.reference("", source["title"], refuri=source["url"]) if source["url"]
-                      else nodes.Text(source["title"]))
-            if source.get("english"):
-                title += nodes.Text(" (" + source["english"] + ")")
-            if source.get("note"):
-                title += nodes.Text(" (" + Text(**source["note"])(lang) + ")")
-            chapters = nodes.paragraph()
-            for i, name in enumerate(names):
-                if i:
-                    chapters += nodes.Text(", ")
-                chapters += doc_link(name, f"chapters/{name}")
-            date = source["date"] or "—"
-            if source.get("date_inferred"):
-                date = WORDS["inferred"].format(date=date)
-            rows.append([ident, title, Text(**source["by"]), date, Text(**source["subject"]), chapters])
-        table = Table(Text("原典", "Sources"), [SOURCE_NUMBER, Text("題名", "Title"), Text("著者・組織", "Author"),
-                                                Text("日付", "Date"), Text("対象", "Subject"),
-                                                WORDS["chapter"]], rows,
-                      Text("章のページとその章のファイルのコメントは、原典をこの番号で呼びます。",
-                           "Chapter pages, and the comments in the chapters' files, name a source by this number."))
-        return table_node(table, lang, [7, 31, 17, 11, 22, 12])
+        return [self._entry(source) for source in sources().values()]
+
+    def _entry(self, source: Source) -> nodes.section:
+        lang, entry = self.lang, source.entry
+        name = anchor(source.id)
+        section = nodes.section(ids=[name], names=[name], classes=["repro-source-entry"])
+        self.state.document.note_explicit_target(section)
+        title = entry["title"] + (f" ({entry['english']})" if entry.get("english") and lang == "en" else "")
+        section += nodes.title(text=title)
+        date = entry["date"] + (f" ({Text(**entry['date_note'])(lang)})" if entry.get("date_note") else "")
+        chapters = nodes.paragraph()
+        for i, chapter in enumerate(source.chapters):
+            chapters += nodes.Text(("、" if lang == "ja" else ", ") if i else "")
+            chapters += doc_link(registry.get(chapter).title(lang), f"chapters/{chapter}")
+        fields = [(SOURCE_WORDS["by"], nodes.paragraph(text=Text(**entry["by"])(lang))),
+                  (SOURCE_WORDS["date"], nodes.paragraph(text=date)),
+                  (SOURCE_WORDS["address"], _address(entry, lang)),
+                  (SOURCE_WORDS["subject"], nodes.paragraph(text=Text(**entry["subject"])(lang))),
+                  (SOURCE_WORDS["cited_as"], nodes.paragraph(
+                      text=SOURCE_WORDS["cited_as_value"](lang).format(short=source.short(lang), id=source.id))),
+                  (SOURCE_WORDS["chapters"], chapters)]
+        if entry.get("note"):
+            fields.append((SOURCE_WORDS["note"], nodes.paragraph(text=Text(**entry["note"])(lang))))
+        section += _field_list(fields, lang)
+        return section
 
 
-SOURCE_NUMBER = Text("番号", "No.")
+def _address(entry: dict[str, Any], lang: str) -> nodes.paragraph:
+    """The publication's own address; where none was found, a sentence that says so, and the
+    author's or publisher's site where the publication can be looked for."""
+    if entry["url"]:
+        cell = nodes.paragraph(classes=["repro-source-address"])
+        cell += nodes.reference("", entry["url"], refuri=entry["url"])
+        return cell
+    cell = nodes.paragraph(text=Text(**entry["no_url"])(lang), classes=["repro-no-address"])
+    if site := entry.get("site"):
+        cell += nodes.Text(" ")
+        cell += nodes.reference("", Text(site["ja"], site["en"])(lang), refuri=site["url"])
+    return cell
 
 
-def source_ids() -> set[str]:
-    return {s["id"] for c in registry.chapters().values() for s in c.original.get("sources", [])}
+def _field_list(fields: list[tuple[Text, nodes.Node]], lang: str) -> nodes.field_list:
+    out = nodes.field_list()
+    for label, body in fields:
+        field = nodes.field()
+        field += nodes.field_name(text=label(lang))
+        field_body = nodes.field_body()
+        field_body += body
+        field += field_body
+        out += field
+    return out
+
+
+SOURCE_WORDS = {
+    "by": Text("著者・サイト", "Author or site"),
+    "date": Text("日付", "Date"),
+    "address": Text("アドレス", "Address"),
+    "subject": Text("対象", "Subject"),
+    "cited_as": Text("この報告での呼び方", "Cited here as"),
+    "cited_as_value": Text("{short} (番号 {id}: 章のファイルのコメントはこの番号で呼びます)",
+                           "{short} (number {id}, by which the comments in the chapters' files name it)"),
+    "chapters": Text("章", "Chapters"),
+    "note": Text("注", "Note"),
+}

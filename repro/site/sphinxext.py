@@ -8,7 +8,7 @@ its own (ARCHITECTURE.md draws them):
   (MyST: ```{repro-findings} auto_explain```);
 - report: the report's own pages (repro-ledger, repro-summary, repro-environment,
   repro-sources); answer: the front page's first screen (repro-answer); roles: {repro-num}`chapter:key`, {repro-source}`004`,
-  {repro-repository}`text`;
+  {repro-repository}`text`; sources: the source entries and the citations that link to them;
 - nodes: the building blocks and base directives; revisions: the claims' register as
   pages show it; html_hooks and search: what the HTML build adds.
 

@@ -61,7 +61,6 @@ WORDS = {
     "same_everywhere": Text("測ったメジャーバージョン ({majors}) のすべてで、どの知見も判定は同じです。",
                             "On every major measured ({majors}) each finding has the same verdict."),
     "differ": Text("メジャーバージョンによって判定が変わる知見:", "Findings whose verdict differs between majors:"),
-    "inferred": Text("{date} (推定: 記事に日付がないため、使った版から)", "{date} (inferred from the versions used: the copy carries no date)"),
     "total": Text("計", "Total"),
     "summary_here": Text("PostgreSQL {major} での判定 (知見の種類ごと)", "Verdicts on PostgreSQL {major}, by kind of finding"),
     "summary_over": Text("結果のあるすべてのメジャーバージョンを通した判定 (知見の種類ごと)",
