@@ -10,8 +10,10 @@ What it reconstructs, per finding of every chapter in the register:
   the "registered" entry; dated as that entry);
 - for each such entry, and for every entry already in the register, `after`: the runs seen
   before it.
-Changes after the register began are left to the register; those it lacks (measures changed
-before it kept fingerprints, on 2026-11-26) are only reported.
+Changes after the register began are the register's; those it lacks (measures changed before
+it kept fingerprints, on 2026-11-26) are written in too, dated at their commit: the runs
+before them no longer count (one run of replication on 17, 2026-11-25 03:02, in the history
+of 2026-11-27).
 
 How:
 - Declarations: every commit that touched repro/ is read. From 2026-11-23 06:18 (chapters as
@@ -613,11 +615,11 @@ def _entry(c: Change, registered: str | None, began: int, entry: dict[str, Any],
     if c.index == began and date > registered:
         date = registered  # made in the commit that began the register: hidden in its entry
     elif date >= registered:
-        if c.what == "revised" and not any(registered < r["date"] <= c.commit.date and set(c.new) & set(r.get("new") or {})
-                                           for r in entry["revisions"]):
-            out.unrecorded.append(f"{c.fid} {c.commit.short} {c.commit.date}: {', '.join(c.new)} changed; "
-                                  f"no register entry records it")
-        return None
+        if c.what != "revised" or any(registered < r["date"] <= c.commit.date and set(c.new) & set(r.get("new") or {})
+                                      for r in entry["revisions"]):
+            return None
+        out.unrecorded.append(f"{c.fid} {c.commit.short} {c.commit.date}: {', '.join(c.new)} changed; "
+                              f"no register entry recorded it: written now")
     if c.what == "revised" and not c.seen_runs:
         return None
     if c.what == "declared" and any(r["what"] == "declared" for r in entry["revisions"]):
@@ -747,7 +749,7 @@ def report(proposals: list[Proposal], registers: dict[str, dict[str, Any]]) -> s
                              f"{'; evidence: ' + c.evidence[1][:160] if c.evidence else ''}{c.note}"
                              f" [{_status(c, p, load(p.chapter))}]")
         for line in p.unrecorded:
-            lines.append(f"  NOT IN THE REGISTER (after it began; left to the lead): {line}")
+            lines.append(f"  NOT IN THE REGISTER BEFORE (after it began): {line}")
         added = sum(len(v) for v in p.entries.values())
         afters = sum(len(v) for v in p.afters.values())
         lines.append(f"  -> {added} entries to add, {afters} existing entries to get 'after'")
