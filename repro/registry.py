@@ -1,5 +1,5 @@
 """Every chapter package in repro/chapters, by name (the package's name), built by
-convention: a package's `__init__.py` gives its TITLE (and REQUIRES, what the whole chapter
+convention: a package's `__init__.py` gives its TITLE and SHORT name (and REQUIRES, what the whole chapter
 needs, and MACHINE_BOUND, why its values depend on the machine; else nothing), `analysis.summarize`, `findings.FINDINGS` and `page.TABLES`,
 `page.CHARTS`, `page.numbers` give the rest. Only the lab imports `experiment.py`
 (`experiment()` below): it imports the lab."""
@@ -22,7 +22,7 @@ def build(init: ModuleType) -> Chapter:
     """A chapter from its imported package (`init`) and that package's modules."""
     analysis, findings, page = (importlib.import_module(f"{init.__name__}.{m}")
                                 for m in ("analysis", "findings", "page"))
-    return Chapter(title=init.TITLE, summarize=analysis.summarize, findings=findings.FINDINGS,
+    return Chapter(title=init.TITLE, short=init.SHORT, summarize=analysis.summarize, findings=findings.FINDINGS,
                    tables=page.TABLES, charts=page.CHARTS, numbers=page.numbers,
                    requires=list(getattr(init, "REQUIRES", [])),
                    machine_bound=getattr(init, "MACHINE_BOUND", None), name=init.__name__.rsplit(".", 1)[-1],

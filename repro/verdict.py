@@ -443,6 +443,7 @@ class Finding:
     original: Text | None = None  # what the original publication reported
     cite: Cite | None = None  # where in the source the original's number is
     expected: bool = True  # `make test` fails when an expected finding is contradicted
+    not_here: Text | None = None  # not expected: why not here, in a few words (the front page says it)
     requires: Sequence[Requirement] = ()
     explain: Callable[[Rounds, list[CheckResult]], Text | None] | None = None  # why it missed
     changed_in: Change | None = None
