@@ -19,7 +19,7 @@ SIZES = [(1280, 800), (390, 844)]
 STATUS_CLASSES = {s.replace(" ", "-"): s for s in TALLY}
 TALLY_COUNTS = """p => Array.from(p.querySelectorAll('.repro-tally-count')).map(c =>
     [Array.from(c.classList).find(k => k !== 'repro-status' && k !== 'repro-tally-count'),
-     Number(c.textContent.trim().split(/\\s+/).pop())])"""
+     Number(c.textContent.match(/\\d+/)[0])])"""
 FINDING_ANCHOR = re.compile(r"^([a-z0-9_]+)-f\d+$")
 
 

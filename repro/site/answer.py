@@ -19,7 +19,7 @@ from .words import WORDS
 # the groups as the page lists them, what does not hold first; the tally counts them in TALLY's order
 GROUPS = [
     (CONTRADICTED, Text("成り立たない", "Does not hold")),
-    (CHANGED, Text("その後のメジャーで変わった", "Changed since")),
+    (CHANGED, Text("その後のメジャーで変わった", "Changed since the original")),
     (NOT_APPLICABLE, Text("ここでは確かめられない", "Cannot run here")),
     (INCONCLUSIVE, Text("まだ決まらない", "Undecided")),
     (PARTIAL, Text("測った種類では成り立つ", "Holds for the kinds measured")),
@@ -28,6 +28,7 @@ GROUPS = [
 TALLY = (REPRODUCED, PARTIAL, CONTRADICTED, CHANGED, NOT_APPLICABLE, INCONCLUSIVE)
 TALLY_HEAD = Text("原典の主張 {n} 件は PostgreSQL {major} でいまも成り立つか: ",
                   "Do the originals' {n} claims still hold on PostgreSQL {major}? ")
+TALLY_COUNT = Text("{title} {n} 件", "{title}: {n}")
 CHANGES_IN = Text("{major} で変わる", "changes in {major}")
 NOT_EXPECTED = Text("この環境では成立を期待しない", "not expected to hold here")
 NOT_EXPECTED_MEANS = Text(
@@ -135,7 +136,7 @@ class AnswerDirective(Directive):
         for i, status in enumerate(s for s in TALLY if counts[s] or s != PARTIAL):
             if i:
                 p += nodes.Text(" ")
-            count = nodes.inline(text=f"{titles[status](self.lang)} {counts[status]}",
+            count = nodes.inline(text=TALLY_COUNT(self.lang).format(title=titles[status](self.lang), n=counts[status]),
                                  classes=["repro-status", status.replace(" ", "-"), "repro-tally-count"])
             if counts[status]:  # to its group below
                 count = nodes.reference("", "", count, refid=group_id(status), classes=["repro-tally-link"])
