@@ -6,7 +6,7 @@ A chapter is a package, repro/chapters/NAME/:
 - ``scales.toml``: the parameters of each scale; ``files/``: its SQL, pgbench scripts
   and server settings as plain files (the page includes the same files);
 - ``original.toml``: the original publications (citation) and their numbers;
-- ``__init__.py``: its TITLE (and REQUIRES, MACHINE_BOUND); the registry builds the Chapter by convention
+- ``__init__.py``: its TITLE and SHORT name (and REQUIRES, MACHINE_BOUND); the registry builds the Chapter by convention
   from it, ``analysis.summarize``, ``findings.FINDINGS`` and ``page`` (TABLES, CHARTS, numbers).
 
 Only the experiment, the files, the scale's own parameters and the harness modules
@@ -78,6 +78,7 @@ class Chapter:
     """A chapter's declaration; `name` and `package` are filled in by the registry."""
 
     title: Text
+    short: Text  # the name in lists that name many chapters ("auto_explain", "wait events")
     summarize: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]  # (raw, params)
     findings: list[Finding]
     tables: dict[str, Callable[[Run], Table]] = field(default_factory=dict)

@@ -20,11 +20,12 @@ FILES = {
     "__init__.py": '''"""Chapter: {name} (replace with what it reproduces, from which publication).
 
 The registry builds the chapter from this package by convention: analysis.summarize,
-findings.FINDINGS, page.TABLES, page.CHARTS, page.numbers; here only its title (and
-REQUIRES, what the whole chapter needs, if anything)."""
+findings.FINDINGS, page.TABLES, page.CHARTS, page.numbers; here only its title and short
+name (and REQUIRES, what the whole chapter needs, if anything)."""
 from ...text import Text
 
 TITLE = Text("{name} (日本語の題)", "{name} (English title)")
+SHORT = Text("{name}", "{name}")  # where a list names many chapters
 ''',
     "experiment.py": '''"""What runs on the server (replace): pgbench TPC-B with synchronous_commit on and off,
 interleaved round by round."""

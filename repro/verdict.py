@@ -444,6 +444,7 @@ class Finding:
     cite: Cite | None = None  # where in the source the original's number is
     also: Sequence[Cite] = ()  # where else (another table, another source) part of it is
     expected: bool = True  # `make test` fails when an expected finding is contradicted
+    not_here: Text | None = None  # not expected: why not here, in a few words (the front page says it)
     requires: Sequence[Requirement] = ()
     explain: Callable[[Rounds, list[CheckResult]], Text | None] | None = None  # why it missed
     changed_in: Change | None = None

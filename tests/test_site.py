@@ -49,15 +49,20 @@ def site(tmp_path_factory, request) -> Path:
     by pytest-xdist's workers, under a lock: the first one builds, the others wait for it)."""
     if os.environ.get("SITE_DIR"):
         return Path(os.environ["SITE_DIR"]).resolve()
+    scales = {chapter_result(name)[0]["scale"] for name in registry.chapters()}
+    return _shared_site(tmp_path_factory, min(scales))  # the results' scale
+
+
+def _shared_site(tmp_path_factory, scale: str) -> Path:
+    """One site for every module of the session that browses it (test_site_front.py too),
+    and for every xdist worker: the first builds it under a lock, the others wait for it."""
     root = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        root = root.parent  # the session's folder, above each worker's own
-    out = root / "site"
-    with open(root / "site.lock", "w") as lock:
+    root = root.parent if os.environ.get("PYTEST_XDIST_WORKER") else root  # the workers' common directory
+    out = root / f"site-{scale}"
+    with open(root / f"site-{scale}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (out / "index.html").exists():
-            scales = {chapter_result(name)[0]["scale"] for name in registry.chapters()}
-            _build_site(out, min(scales))  # the results' scale
+        if not (out / "index.html").exists():  # copied last: the build is whole
+            _build_site(out, scale)
     return out
 
 

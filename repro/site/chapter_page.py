@@ -13,8 +13,8 @@ from ..text import Number, Text
 from ..verdict import KIND, STOPPED, Finding, Verdict
 from . import store
 from .expectations import expectation_note
-from .nodes import (ChapterDirective, badge, details, details_summary, doc_link, para, source_text, table_node,
-                    timestamp, verdict_badge)
+from .nodes import (ChapterDirective, badge, details, details_summary, doc_link, has_findings_table,
+                    note_finding_row, para, source_text, table_node, timestamp, verdict_badge)
 from .revisions import revised_after_note, revisions_block, targets
 from .sources import citation
 from .words import WORDS
@@ -125,7 +125,7 @@ class FindingsDirective(ChapterDirective):
 
     def build(self) -> list[nodes.Node]:
         shown = self.shown()
-        if shown.run is None or "unavailable" in shown.run.doc:
+        if not has_findings_table(shown):
             return self.missing()
         lang, chapter = self.lang, self.chapter()
         rows: list[list[Any]] = []
@@ -148,7 +148,8 @@ class FindingsDirective(ChapterDirective):
         table = Table(Text("知見と判定", "Findings and verdicts"),
                       [WORDS[k] for k in ("finding", "claim", "original", "measured", "status", "size", "pooled")],
                       rows, Text.join([WORDS["interval"], WORDS["pooled_note"], sizes.POINT], "", " "))
-        out = table_node(table, lang)
+        ids = [note_finding_row(self.env, chapter.name, v.finding.id) for v in shown.verdicts]
+        out = table_node(table, lang, row_ids=ids)
         out[0]["classes"].append("repro-findings")
         if chapter.machine_bound and shown.pool is not None:
             model = pooling.machine(shown.run.doc) or "?"

@@ -9,13 +9,14 @@ from typing import Any
 from docutils import nodes
 
 from .. import majors, pooling, registry, sizes
-from ..chapter import Table
+from ..chapter import Chapter, Table
 from ..text import Number, Text
 from ..verdict import (CHANGED, CONTRADICTED, INCONCLUSIVE, KINDS, MECHANISM, NOT_APPLICABLE, ORIGINAL, PARTIAL,
                        REPORT, REPRODUCED, SANITY, Verdict)
 from . import expectations, store
-from .answer import CHANGES_IN, later_change
-from .nodes import Directive, details, details_summary, doc_link, para, table_node, verdict_badge
+from .answer import CHANGES_IN, finding_name, later_change
+from .nodes import (Directive, details, details_summary, doc_link, finding_anchor, finding_link, has_findings_table,
+                    para, table_node, verdict_badge)
 from .provenance import PROVENANCE, provenance_values
 from .sources import Source, anchor, sources
 from .words import STATUS, WORDS
@@ -37,7 +38,7 @@ class LedgerDirective(Directive):
             line += nodes.strong(text=chapter.title(lang))
             link = nodes.paragraph()
             link += nodes.Text(WORDS["chapter_page"](lang))
-            link += doc_link(chapter.title(lang), f"chapters/{name}")
+            link += doc_link(chapter.short(lang), f"chapters/{name}")
             if shown.run is None:
                 line += nodes.Text(f" — {WORDS['no_result'](lang)}")
                 group += [line, link]
@@ -46,13 +47,16 @@ class LedgerDirective(Directive):
             mark = shown.why is not None
             counts: dict[str, int] = {}
             rows: list[list[Any]] = []
+            linked = has_findings_table(shown)
             for v in shown.verdicts:
                 cell = nodes.paragraph()
                 cell += verdict_badge(v, lang, stale=mark)
                 claim = nodes.paragraph(text=v.finding.claim(lang))
                 if not v.finding.expected:
                     claim += expectations.expectation_note(chapter, v.finding, lang)
-                rows.append([v.finding.id, claim, cell])
+                ident = nodes.paragraph()
+                ident += finding_link(v.finding.id, name, v.finding.id) if linked else nodes.Text(v.finding.id)
+                rows.append([ident, claim, cell])
                 counts[bucket(v)] = counts.get(bucket(v), 0) + 1
             line += nodes.Text(" — " + WORDS["ledger_counts"](lang).format(n=len(rows)))
             for i, status in enumerate(s for s in ORDER if counts.get(s)):
@@ -62,7 +66,7 @@ class LedgerDirective(Directive):
             if mark:
                 line += nodes.Text(" (!)")
             table = table_node(Table(Text("", ""), [WORDS["finding"], WORDS["claim"], WORDS["status"]], rows),
-                               lang, [8, 72, 20])[0]
+                               lang, [8, 72, 20], [finding_anchor(name, v.finding.id) for v in shown.verdicts])[0]
             table.remove(table[0])  # the group's line names it: no caption, no number
             table["classes"].append("repro-ledger")
             group += [line, link, table]
@@ -127,8 +131,8 @@ class SummaryDirective(Directive):
         lang = self.lang
         here: dict[str, dict[str, int]] = {k: dict.fromkeys(ORDER + SPLIT, 0) for k in KINDS}
         over: dict[str, dict[str, int]] = {k: dict.fromkeys(ORDER + SPLIT, 0) for k in KINDS}
-        changed: list[Text] = []  # changed on the site's major
-        later: list[Text] = []  # holding here, changed on a later major
+        changed: list[Listed] = []  # changed on the site's major
+        later: list[Listed] = []  # holding here, changed on a later major
         stored = False
         for name, chapter in registry.chapters().items():
             self.depend_on(name)
@@ -144,16 +148,17 @@ class SummaryDirective(Directive):
                     counts[f.kind][status] += 1
                     if status == CONTRADICTED and not f.expected:  # predicted, or declared after runs
                         counts[f.kind][SPLIT[0 if expectations.of(chapter, f).before_runs else 1]] += 1
-                link = f"{chapter.title(lang)} {f.id}"
+                linked = has_findings_table(shown)
                 if f.id in now and now[f.id].status == CHANGED:
-                    changed.append(Text(f"{link}: {f.claim.ja} — {now[f.id].reason.ja}",
-                                        f"{link}: {f.claim.en} — {now[f.id].reason.en}"))
+                    changed.append((chapter, f.id, linked, Text(f"{f.claim.ja} — {now[f.id].reason.ja}",
+                                                                f"{f.claim.en} — {now[f.id].reason.en}")))
                 elif (major := later_change(name, f.id, self.site_major, self.scale)) is not None:
                     badge = now[f.id].badge() if f.id in now else WORDS["no_result"]
-                    later.append(Text(f"{link}: {f.claim.ja} — {majors.name(self.site_major)} では「{badge.ja}」、"
-                                      f"{CHANGES_IN.ja.format(major=majors.name(major))}",
-                                      f"{link}: {f.claim.en} — {badge.en} on {majors.name(self.site_major)}; "
-                                      f"{CHANGES_IN.en.format(major=majors.name(major))}"))
+                    later.append((chapter, f.id, linked,
+                                  Text(f"{f.claim.ja} — {majors.name(self.site_major)} では「{badge.ja}」、"
+                                       f"{CHANGES_IN.ja.format(major=majors.name(major))}",
+                                       f"{f.claim.en} — {badge.en} on {majors.name(self.site_major)}; "
+                                       f"{CHANGES_IN.en.format(major=majors.name(major))}")))
         out: list[nodes.Node] = []
         shown = [s for s in ORDER if any(counts[k][s] for counts in (here, over) for k in KINDS)
                  or s in (REPRODUCED, CONTRADICTED, CHANGED, INCONCLUSIVE)]  # a column of zeros says nothing
@@ -170,19 +175,31 @@ class SummaryDirective(Directive):
             built = table_node(table, lang)
             built[0]["classes"].append("repro-summary")
             out += built
-        for heading, texts in ((WORDS["changed_list"].format(major=majors.name(self.site_major)), changed),
-                               (WORDS["later_list"].format(major=majors.name(self.site_major)), later)):
+        for heading, listed in ((WORDS["changed_list"].format(major=majors.name(self.site_major)), changed),
+                                (WORDS["later_list"].format(major=majors.name(self.site_major)), later)):
             out.append(nodes.rubric(text=heading(lang)))
             items = nodes.bullet_list(classes=["repro-changed-list"])
-            for text in texts or [WORDS["none_changed"]]:
+            lines = [finding_line(*one, lang) for one in listed]
+            for line in lines or [nodes.paragraph(text=WORDS["none_changed"](lang))]:
                 item = nodes.list_item()
-                item += nodes.paragraph(text=text(lang))
+                item += line
                 items += item
             out.append(items)
         out += _sizes(self.site_major, self.scale, lang)
         if stored:
             out.append(para(WORDS["summary_stored"](lang), ["repro-source"]))
         return out
+
+
+Listed = tuple[Chapter, str, bool, Text]  # a finding in a list: its chapter, id, whether its row is there, words
+
+
+def finding_line(chapter: Chapter, fid: str, linked: bool, text: Text, lang: str) -> nodes.paragraph:
+    """"auto_explain F3: <text>", the name linked to the finding's row."""
+    p = nodes.paragraph()
+    p += finding_name(chapter, fid, lang, linked)
+    p += nodes.Text(": " + text(lang))
+    return p
 
 
 LARGEST = 3  # the largest changes of size the front page names
@@ -225,10 +242,9 @@ def _sizes(major: float, scale: str, lang: str) -> list[nodes.Node]:
         items = nodes.bullet_list(classes=["repro-size-list"])
         for name, f, size in changes[:LARGEST]:
             item = nodes.list_item()
-            p = nodes.paragraph()
-            p += doc_link(f"{registry.get(name).title(lang)} {f.id}", f"chapters/{name}")
-            p += nodes.Text(f": {f.claim(lang)} — {sizes.MARK[size.outcome]} {size.text()(lang)}")
-            item += p
+            words = Text(f"{f.claim.ja} — {sizes.MARK[size.outcome]} {size.text().ja}",
+                         f"{f.claim.en} — {sizes.MARK[size.outcome]} {size.text().en}")
+            item += finding_line(registry.get(name), f.id, True, words, lang)
             items += item
         out.append(items)
     return out

@@ -32,8 +32,8 @@ from .downloads import DownloadDirective, EverythingDirective
 from .html_hooks import OneIdPerElement, check_diagrams, describe_page, write_sitemap
 from .machines import MachinesDirective
 from .matrix import MajorsDirective, MatrixDirective
-from .nodes import (depart_details_html, depart_plain, depart_summary_html, depart_summary_latex, details,
-                    details_summary, visit_details_html, visit_plain, visit_summary_html,
+from .nodes import (TargetsInLatex, depart_details_html, depart_plain, depart_summary_html, depart_summary_latex,
+                    details, details_summary, visit_details_html, visit_plain, visit_summary_html,
                     visit_summary_latex)
 from .pieces import ChartDirective, TableDirective
 from .provenance import ProvenanceDirective
@@ -78,5 +78,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("build-finished", write_sitemap)
     app.connect("html-page-context", describe_page)
     app.add_post_transform(OneIdPerElement)
+    app.add_post_transform(TargetsInLatex)
     return {"version": "2", "env_version": code_version(), "parallel_read_safe": True,
             "parallel_write_safe": True}
