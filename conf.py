@@ -76,7 +76,8 @@ CONTENTS = {"ja": "目次", "en": "Contents"}  # the PDF's table of contents (no
 # Latin text keeps only the CJK blocks (and the symbols only the Japanese font has: ◐ ✓ ✗)
 # in the Japanese font; inputenc sets the rest in the Latin fonts, and the few that these
 # lack come from math. pxchfon embeds the Japanese font (Harano Aji; TeX Live's map may
-# leave it out of the PDF). pdflscape turns the page of a table too wide for it.
+# leave it out of the PDF). pdflscape turns the page of a table too wide for it. A finding's
+# kind and claim start lines of their own, as on the site (repro.css: display: block).
 LATEX_PREAMBLE = r"""
 \usepackage[haranoaji]{pxchfon}
 \usepackage[prefernoncjk]{pxcjkcat}
@@ -88,6 +89,8 @@ LATEX_PREAMBLE = r"""
 \DeclareUnicodeCharacter{2265}{\ensuremath{\geq}}
 \DeclareUnicodeCharacter{21C4}{\ensuremath{\rightleftarrows}}
 \DeclareUnicodeCharacter{21C5}{\ensuremath{\uparrow\!\downarrow}}
+\expandafter\def\csname DUrolerepro-kind\endcsname#1{\par#1}
+\expandafter\def\csname DUrolerepro-claim\endcsname#1{\par#1}
 """
 
 

@@ -40,11 +40,12 @@ def run(*args: str) -> str:
 
 def contents_text(pages: list[str]) -> str:
     """The table of contents: the pages numbered in roman numerals (Sphinx's manual class
-    numbers the contents so, and every other page in arabic numerals or not at all)."""
-    def number(page: str) -> str:
+    numbers the contents so, and every other page in arabic numerals or not at all), the
+    number in the footer (English) or the header (Japanese)."""
+    def numbered(page: str) -> bool:
         lines = [line.strip() for line in page.splitlines() if line.strip()]
-        return lines[-1] if lines else ""
-    return "\n".join(page for page in pages if ROMAN.match(number(page)))
+        return bool(lines) and any(ROMAN.match(line) for line in (lines[0], lines[-1]))
+    return "\n".join(page for page in pages if numbered(page))
 
 
 def squeezed(text: str) -> str:

@@ -81,9 +81,9 @@ def test_a_collapsed_group_in_the_pdf_is_its_visible_line() -> None:
     assert shown_text(cell).split() == ["8", "runs", "(48", "rounds)", "reproduced"]
 
 
-def test_a_line_breaks_at_spaces_after_hyphens_and_around_japanese() -> None:
+def test_a_line_breaks_at_spaces_after_hyphens_and_between_pairs_of_japanese_characters() -> None:
     assert words("re-pro duced") == ["re-", "pro", "duced"]
-    assert words("再現 of") == ["再", "現", "of"]
+    assert words("プールした run") == ["プー", "ルし", "た", "run"]
     assert ems("再") > ems("a") > ems(".")
 
 
@@ -97,7 +97,14 @@ def test_no_column_is_narrower_than_its_longest_word() -> None:
 
 def test_a_narrow_table_keeps_its_natural_widths() -> None:
     widths = column_widths([["a"], ["bb"]], size=10.0, pad=6.0, total=470)
-    assert widths == [round(ems("a") * 10 + 13), round(ems("bb") * 10 + 13)]
+    assert widths == [round(ems("a") * 10 + 15), round(ems("bb") * 10 + 15)]
+
+
+def test_a_short_column_keeps_half_an_even_share_or_its_one_line() -> None:
+    widths = column_widths([["F1 claim of the original"], ["word " * 200], ["reproduced"]], size=8.0, pad=3.5,
+                           total=470)
+    assert widths[0] >= 470 / 6 - 1  # half of an even share
+    assert widths[2] == round(ems("reproduced") * 8 + 10)  # on one line
 
 
 POPPLER_FONTS = """\

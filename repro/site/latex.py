@@ -2,6 +2,7 @@
 tables that fit the page, and a collapsed group in a table cell set as its visible line."""
 from __future__ import annotations
 
+import math
 import unicodedata
 from typing import Any
 
@@ -86,14 +87,20 @@ def ems(text: str) -> float:
 
 
 def words(text: str) -> list[str]:
-    """The pieces a line may break between: at spaces, after a hyphen, around CJK characters."""
+    """The pieces a line may break between: at spaces, after a hyphen, between pairs of CJK
+    characters (a pair: the characters that may not start or end a line, ー 、 」, bind to
+    their neighbour)."""
     pieces: list[str] = []
     for word in text.split():
         piece = ""
         for ch in word:
-            if unicodedata.east_asian_width(ch) in "WF":
-                pieces += [piece, ch]
+            cjk = unicodedata.east_asian_width(ch) in "WF"
+            if cjk and len(piece) == 1 and ems(piece) > ems("a"):  # the second of a pair
+                pieces.append(piece + ch)
                 piece = ""
+            elif cjk:
+                pieces.append(piece)
+                piece = ch
             else:
                 piece += ch
                 if ch == "-":
@@ -104,19 +111,27 @@ def words(text: str) -> list[str]:
 
 
 def column_widths(columns: list[list[str]], size: float, pad: float, total: float = TEXT_WIDTH) -> list[int]:
-    """Each column's width in points: its longest word at least, its longest cell at most, and
-    the room left shared in proportion to how much more each column's longest cell needs
-    (what tabulary does, without its equal widths for cells that hold lists)."""
-    least = [max((ems(w) for cell in col for w in words(cell)), default=1.0) * size + 2 * pad + 1
-             for col in columns]
-    most = [max(max((ems(cell) for cell in col), default=1.0) * size + 2 * pad + 1, low)
+    """Each column's width in points: its longest word (or half an even share) at least, its
+    longest cell at most, and between the two in proportion to the square root of its
+    longest cell, so that a long column gets more room without squeezing a short one (a
+    verdict) to a word a line."""
+    slack = 2 * pad + 3  # bold headings run a little wider than the estimate
+    least = [max((ems(w) for cell in col for w in words(cell)), default=1.0) * size + slack for col in columns]
+    most = [max(max((ems(cell) for cell in col), default=1.0) * size + slack, low)
             for col, low in zip(columns, least)]
-    if sum(most) <= total:
-        return [round(w) for w in most]
-    room, wants = total - sum(least), [m - low for m, low in zip(most, least)]
-    if room <= 0:
-        return [round(w) for w in least]
-    return [round(low + room * want / sum(wants)) for low, want in zip(least, wants)]
+    floor = total / (2 * len(columns))  # no column narrower than half an even share, if it has the text
+    least = [max(low, min(high, floor)) for low, high in zip(least, most)]
+    if sum(most) <= total or sum(least) >= total:
+        return [round(w) for w in (most if sum(most) <= total else least)]
+
+    def widths(scale: float) -> list[float]:
+        return [min(max(scale * math.sqrt(high), low), high) for low, high in zip(least, most)]
+
+    low, high = 0.0, math.sqrt(max(most))  # widths(high) == most, wider than the page
+    for _ in range(40):
+        middle = (low + high) / 2
+        low, high = (low, middle) if sum(widths(middle)) > total else (middle, high)
+    return [round(w) for w in widths(low)]
 
 
 def table_font(cols: int) -> tuple[str, float, float, bool]:
