@@ -14,7 +14,7 @@ from docutils.parsers.rst import Parser
 from docutils.utils import new_document
 from sphinx import addnodes
 
-from repro.site.latex import ChaptersOfTheReport, column_widths, ems, shown_text, words
+from repro.site.latex import ChaptersOfTheReport, column_widths, ems, shown_text, visit_details_latex, words
 from repro.site.nodes import details, details_summary
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,11 +51,12 @@ def test_chapter_pages_become_chapters_after_unnumbered_front_matter() -> None:
     document += root
     ChaptersOfTheReport(document).run()
     kinds = [type(c).__name__ for c in root.children]
-    assert kinds == ["title", "paragraph", "raw", "section", "raw", "start_of_file", "start_of_file",
+    assert kinds == ["title", "raw", "paragraph", "section", "raw", "start_of_file", "start_of_file",
                      "raw", "start_of_file"]
     assert [s[0].astext() for s in root.children if isinstance(s, nodes.section)] == ["About"]
     raws = [c.astext() for c in root.children if isinstance(c, nodes.raw)]
     assert r"\setcounter{secnumdepth}{-1}" in raws[0]  # the front page's sections: unnumbered
+    assert r"\markboth{}{}" in raws[0]  # its first page's footer names no chapter
     assert r"\setcounter{secnumdepth}{\reprosecnumdepth}" in raws[1]  # the chapters: numbered again
     assert raws[2].strip() == r"\appendix"  # the second toctree's pages
 
@@ -81,6 +82,38 @@ def test_a_collapsed_group_in_the_pdf_is_its_visible_line() -> None:
     assert shown_text(cell).split() == ["8", "runs", "(48", "rounds)", "reproduced"]
 
 
+class Writer(nodes.GenericNodeVisitor):
+    """A stand-in for Sphinx's LaTeX writer: its body, whether it is in a table, text as is."""
+
+    def __init__(self, document: nodes.document, in_table: bool) -> None:
+        super().__init__(document)
+        self.body: list[str] = []
+        self.table = object() if in_table else None
+
+    def default_visit(self, node: nodes.Node) -> None:
+        if isinstance(node, nodes.Text):
+            self.body.append(str(node))
+
+    def default_departure(self, node: nodes.Node) -> None:
+        pass
+
+
+@pytest.mark.parametrize("in_table", [True, False])
+def test_a_collapsed_group_in_a_table_cell_writes_its_visible_line_only(in_table: bool) -> None:
+    document = new_document("chapter", get_default_settings(Parser))
+    group = details()
+    group += details_summary("", "", nodes.Text("8 runs (48 rounds)"))
+    group += nodes.paragraph(text="2026-11-26 06:30 UTC: reproduced")
+    writer = Writer(document, in_table)
+    if in_table:
+        with pytest.raises(nodes.SkipNode):
+            visit_details_latex(writer, group)
+        assert "".join(writer.body) == "\n\\sphinxAtStartPar\\textbf{8 runs (48 rounds)}\n"
+    else:
+        visit_details_latex(writer, group)  # the writer goes on into all of it
+        assert writer.body == []
+
+
 def test_a_line_breaks_at_spaces_after_hyphens_and_between_pairs_of_japanese_characters() -> None:
     assert words("re-pro duced") == ["re-", "pro", "duced"]
     assert words("プールした run") == ["プー", "ルし", "た", "run"]
@@ -97,14 +130,14 @@ def test_no_column_is_narrower_than_its_longest_word() -> None:
 
 def test_a_narrow_table_keeps_its_natural_widths() -> None:
     widths = column_widths([["a"], ["bb"]], size=10.0, pad=6.0, total=470)
-    assert widths == [round(ems("a") * 10 + 15), round(ems("bb") * 10 + 15)]
+    assert widths == [round(ems("a") * 10 + 16), round(ems("bb") * 10 + 16)]
 
 
 def test_a_short_column_keeps_half_an_even_share_or_its_one_line() -> None:
     widths = column_widths([["F1 claim of the original"], ["word " * 200], ["reproduced"]], size=8.0, pad=3.5,
                            total=470)
     assert widths[0] >= 470 / 6 - 1  # half of an even share
-    assert widths[2] == round(ems("reproduced") * 8 + 10)  # on one line
+    assert widths[2] == round(ems("reproduced") * 8 + 11)  # on one line
 
 
 POPPLER_FONTS = """\

@@ -53,9 +53,10 @@ class ChaptersOfTheReport(SphinxPostTransform):
                 body.append(_raw(r"\appendix"))
             body.extend(c for c in wrapper.children if isinstance(c, addnodes.start_of_file))
         holder.replace_self(body)
-        first = next(i for i, c in enumerate(front.children) if isinstance(c, (nodes.section, nodes.raw)))
-        front.insert(first, _raw(r"\edef\reprosecnumdepth{\the\value{secnumdepth}}\setcounter{secnumdepth}{-1}"
-                                 r"\markboth{}{}"))  # the contents' name off the footer
+        title = front.first_child_matching_class(nodes.title)
+        front.insert(0 if title is None else title + 1,  # and the contents' name off the footer
+                     _raw(r"\edef\reprosecnumdepth{\the\value{secnumdepth}}\setcounter{secnumdepth}{-1}"
+                          r"\markboth{}{}"))
 
 
 def shown_text(node: nodes.Node) -> str:
@@ -72,10 +73,10 @@ def shown_text(node: nodes.Node) -> str:
 
 def ems(text: str) -> float:
     """The width of `text` in ems, roughly (a serif font, a tenth more for bold headings; a
-    CJK character is one em)."""
+    CJK character or an arrow is one em)."""
     width = 0.0
     for ch in text:
-        if unicodedata.east_asian_width(ch) in "WF":
+        if unicodedata.east_asian_width(ch) in "WF" or ch in "→←↑↓⇄⇅":
             width += 1.0
         elif ch.isupper() or ch in "%@—":
             width += 0.7
@@ -115,7 +116,7 @@ def column_widths(columns: list[list[str]], size: float, pad: float, total: floa
     longest cell at most, and between the two in proportion to the square root of its
     longest cell, so that a long column gets more room without squeezing a short one (a
     verdict) to a word a line."""
-    slack = 2 * pad + 3  # bold headings run a little wider than the estimate
+    slack = 2 * pad + 4  # bold text runs a little wider than the estimate
     least = [max((ems(w) for cell in col for w in words(cell)), default=1.0) * size + slack for col in columns]
     most = [max(max((ems(cell) for cell in col), default=1.0) * size + slack, low)
             for col, low in zip(columns, least)]
@@ -184,9 +185,11 @@ def visit_details_latex(self: Any, node: details) -> None:
     make the row taller than the page); elsewhere all of it."""
     if self.table is None:
         return
-    for child in node.children:
-        if isinstance(child, details_summary):
+    for summary in (c for c in node.children if isinstance(c, details_summary)):
+        self.body.append("\n\\sphinxAtStartPar\\textbf{")  # a cell's paragraph: ragged right
+        for child in summary.children:
             child.walkabout(self)
+        self.body.append("}\n")
     raise nodes.SkipNode
 
 
