@@ -21,10 +21,11 @@ from repro import registry  # noqa: E402  (the checkout this script belongs to)
 
 LANGUAGES = ("ja", "en")
 # Overfull lines (LaTeX's "Overfull \hbox") a language's PDF may have. Measured after the
-# tables were fitted (repro/site/latex.py): ja 0, en 0 (before: ja 16502, en 18580). What
-# is left to overflow is text no line break can split: a long literal, an address, a word
-# wider than its column. The bound allows a few such lines from new text, not a table that
-# no longer fits: one overflowing table row makes dozens.
+# tables were fitted (repro/site/latex.py): ja 0, en 0; before: ja 16502, en 18580 (every
+# cell of a table squeezed below its longest word logs one or two). What can still overflow
+# is text no line break can split and no column width foresees (a long literal or address
+# in new text): a few such lines pass, a table that no longer fits (dozens) does not. An
+# overflowing line logs two (in the paragraph, and where a table's cell is boxed).
 OVERFULL_BOUND = 10
 # The first code point of the blocks the Japanese font may set (Enclosed Alphanumerics,
 # geometric shapes, dingbats, CJK): every character below it belongs to a Latin font.
