@@ -73,17 +73,27 @@ latex_show_urls = "footnote"
 CONTENTS = {"ja": "目次", "en": "Contents"}  # the PDF's table of contents (not the first toctree's caption)
 # upLaTeX sets every character outside ASCII in the Japanese font unless told otherwise: an
 # apostrophe, a dash, ×, a no-break space came out full-width. pxcjkcat's mode for mostly
-# Latin text keeps only the CJK blocks (and the symbols only the Japanese font has: ◐ ✓ ✗)
-# in the Japanese font; inputenc sets the rest in the Latin fonts, and the few that these
-# lack come from math. pxchfon embeds the Japanese font (Harano Aji; TeX Live's map may
-# leave it out of the PDF). pdflscape turns the page of a table too wide for it. A finding's
-# kind and claim start lines of their own, as on the site (repro.css: display: block).
+# Latin text keeps only the CJK blocks (and ◐, which only the Japanese font has) in the
+# Japanese font; inputenc sets the rest in the Latin fonts, and the few that these lack
+# come from math and the dingbats font (✓ ✗). pxchfon embeds the Japanese font (TeX Live's
+# map may leave it out of the PDF): Noto CJK (Debian's fonts-noto-cjk, only its Regular
+# and Bold), which also has the simplified Chinese of cited titles that the Adobe-Japan1
+# fonts lack. pdflscape turns the page of a table too wide for it. A finding's kind and
+# claim start lines of their own, as on the site (repro.css: display: block).
 LATEX_PREAMBLE = r"""
-\usepackage[haranoaji]{pxchfon}
+\usepackage[noto-otc]{pxchfon}
+\setlightminchofont{:0:NotoSerifCJK-Regular.ttc}
+\setmediumgothicfont{:0:NotoSansCJK-Regular.ttc}
+\setxboldgothicfont{:0:NotoSansCJK-Bold.ttc}
+\setoneweightgothicfont{:0:NotoSansCJK-Regular.ttc}
+\setmarugothicfont{:0:NotoSansCJK-Regular.ttc}
 \usepackage[prefernoncjk]{pxcjkcat}
-\cjkcategory{sym18,sym20}{cjk}
+\cjkcategory{sym18}{cjk}
 \usepackage[utf8]{inputenc}
 \usepackage{pdflscape}
+\usepackage{pifont}
+\DeclareUnicodeCharacter{2713}{\ding{51}}
+\DeclareUnicodeCharacter{2717}{\ding{55}}
 \DeclareUnicodeCharacter{2212}{\textminus}
 \DeclareUnicodeCharacter{2264}{\ensuremath{\leq}}
 \DeclareUnicodeCharacter{2265}{\ensuremath{\geq}}

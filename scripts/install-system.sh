@@ -13,7 +13,7 @@
 #   gettext      msgfmt, to check the English catalogue
 #   plantuml graphviz  diagrams on the pages (sphinxcontrib-plantuml; without Graphviz,
 #                PlantUML draws its error message instead of a deployment diagram)
-#   fonts-noto-cjk  Japanese labels in the charts
+#   fonts-noto-cjk  Japanese labels in the charts, the PDF's Japanese font
 #   chromium     the browser test of the built site
 #   texlive-* latexmk  the PDF of the report (Japanese through upLaTeX)
 #   poppler-utils  reads the PDFs back: their check (scripts/check_pdf.py), page images
