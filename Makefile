@@ -115,7 +115,8 @@ html-pages: system $(if $(filter cached,$(REPRO)),venv,results) check-po
 
 # The whole report as one PDF per language (Sphinx's LaTeX builder; upLaTeX for Japanese),
 # published beside the HTML of its language. The two languages build side by side, and
-# latexmk reruns only what changed.
+# latexmk reruns only what changed. scripts/check_pdf.py then reads them back (chapters in
+# the contents, fonts, overfull lines) before they are published.
 pdf: venv system
 	@pids=""; for lang in ja en; do \
 	  echo "PDF ($$lang)"; \
@@ -124,6 +125,7 @@ pdf: venv system
 	    || { tail -30 _build/latex/'$$lang'.log; exit 1; }' & pids="$$pids $$!"; \
 	done; \
 	for pid in $$pids; do wait $$pid || exit 1; done; \
+	$(ASIDE) $(PY) scripts/check_pdf.py || exit 1; \
 	for lang in ja en; do \
 	  mkdir -p _build/html/$$lang && cp _build/latex/$$lang/repro-report-$$lang.pdf _build/html/$$lang/; \
 	done
