@@ -397,13 +397,11 @@ WIDER_THAN_ITS_BOX = """tables => tables.filter(t => {
     return t.getBoundingClientRect().width > box.clientWidth + 1;
 }).map(t => `${t.className}: ${(t.querySelector('th') || t).innerText.slice(0, 40)}`)"""
 MATRIX_CELLS = """tables => tables.map(t => {
-    const rows = Array.from(t.tBodies[0].rows);
-    const where = rows[rows.length - 1];  // the last row: each column's newest run (date, commit)
-    return rows.slice(0, -1).map(tr => Array.from(tr.cells).slice(1).map((td, i) => {
+    const rows = Array.from(t.tBodies[0].rows);  // the last row: each column's newest run
+    return rows.slice(0, -1).map(tr => Array.from(tr.cells).slice(1).map(td => {
         const symbol = td.querySelector('.repro-symbol');
         return {symbol: symbol ? symbol.getAttribute('aria-label') : null,
-                text: td.querySelector('summary') ? td.querySelector('summary').innerText : td.innerText,
-                commit: where.cells[i + 1].innerText.trim().split(/\\s+/).pop()};
+                text: td.querySelector('summary') ? td.querySelector('summary').innerText : td.innerText};
     }));
 })"""
 
@@ -498,14 +496,12 @@ def test_the_sizes_on_the_front_page_and_the_matrix_are_those_of_repro_matrix_js
 @pytest.mark.parametrize("lang", ["ja", "en"])
 def test_the_matrix_reads_at_a_glance(base_url, browser, lang: str) -> None:
     """At 1280 px all ten majors fit without sideways scrolling; every verdict is a symbol with
-    an accessible name; a column whose newest run is from another commit than the site's code
-    marks every cell of it ("*", or "(!)" for another experiment or scale)."""
+    an accessible name."""
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     _goto(page, f"{base_url}/{lang}/matrix.html")
     page.screenshot(path=str(SCREENS / f"matrix-{lang}-1280.png"))
     boxes = page.eval_on_selector_all("div.table-wrapper.repro-matrix", "ws => ws.map(w => w.scrollWidth - w.clientWidth)")
     assert boxes and max(boxes) <= 1, f"a matrix scrolls sideways at 1280 px: {boxes}"
-    here = store.this_commit()
     problems = []
     for table in page.eval_on_selector_all("table.repro-matrix", MATRIX_CELLS):
         for row in table:
@@ -514,8 +510,6 @@ def test_the_matrix_reads_at_a_glance(base_url, browser, lang: str) -> None:
                     continue  # no result, or the chapter could not run there (its reason)
                 if not cell["symbol"].strip():
                     problems.append(f"a symbol without a name: {cell}")
-                if here and not here.startswith(cell["commit"]) and not ("*" in cell["text"] or "(!)" in cell["text"]):
-                    problems.append(f"unmarked cell from commit {cell['commit']}: {cell['text']!r}")
     narrow = browser.new_page(viewport={"width": 390, "height": 844}, color_scheme="dark")
     _goto(narrow, f"{base_url}/{lang}/matrix.html")
     narrow.screenshot(path=str(SCREENS / f"matrix-{lang}-390.png"))

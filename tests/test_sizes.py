@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import SIZE_PAIR, unrecomputable_ratios
+
 from repro import claims, cli, registry, sizes
 from repro.errors import ReproError
 from repro.stats import Rounds, median
@@ -46,17 +48,40 @@ AROUND_70 = [68.0, 72.0, 70.0, 69.0, 71.0, 70.5]
 def test_each_magnitude_outcome(original: float, values: list[float], outcome: str) -> None:
     s = _size(original, values)
     assert s.outcome == outcome and s.comparable
+    ours = s.ours.format("en", interval=False)
+    assert s.text().en == f"{sizes.OUTCOME[outcome].en}: ours {ours} vs original {original:+g}\u00a0%"
     if outcome == sizes.SAME:
-        assert s.ratio is None and s.text().en == "same size (original +69.9\u00a0%)"
-        # on the chapter's page, with the estimate it rests on: the runs since the size's registration
-        assert s.text(full=True).en.startswith(f"same size (original +69.9\u00a0%); ours {s.ours.format('en')} (the ")
-        assert s.text(full=True).en.endswith(" since the size was registered)")
-    else:  # the ratio of the two effects (log scale of a change), with its interval around it
+        assert s.ratio is None
+    else:  # the ratio of the two effects (log scale of a change), with its interval around it, orders them
         assert s.low <= s.ratio <= s.high
         assert (s.ratio < 1) == (outcome != sizes.LARGER)
-        assert f"{s.ratio:.2f}" in s.text().en and "the original's" in s.text().en
     row = s.as_dict()
     assert set(row) == {"original", "size", "size_ratio", "size_low", "size_high"} and row["original"] == original
+
+
+def test_a_size_says_ours_beside_the_original_and_no_ratio_a_reader_cannot_recompute() -> None:
+    """auto_explain F6 on 11: +48.3 % now, +25.8 % then. On the log scale the effect is 1.72 times
+    the original's, which no reader recomputes from the two numbers (48.3 / 25.8 = 1.87): the
+    text shows the two numbers, in one unit, and no ratio."""
+    s = _size(25.8, [47.0, 49.5, 48.0, 48.8, 48.3, 48.1])
+    assert s.outcome == sizes.LARGER and s.ratio == pytest.approx(1.72, abs=0.02)
+    for lang in ("ja", "en"):
+        pair = SIZE_PAIR.search(s.text()(lang))
+        assert pair and pair.group(2) == pair.group(4) == "%", s.text()(lang)
+        assert pair.group(3) == "+25.8" and pair.group(1) == s.ours.format(lang, interval=False).rstrip("\u00a0%")
+        assert unrecomputable_ratios(s.text()(lang)) == []
+    # the check against such a text fails on a log-scale ratio, and passes a quotient to its precision
+    assert unrecomputable_ratios(f"{s.text().en}: 1.72 × the original's") == ["1.72"]
+    assert unrecomputable_ratios("larger now: ours +48.3 % vs original +25.8 %, 1.87 × it") == []
+
+
+def test_a_size_judged_on_fewer_runs_than_the_verdict_says_so() -> None:
+    """The value shown is the pooled verdict's (the one in the measured column); where the
+    verdict pools runs from before the size's registration, the text names the runs that judge it."""
+    s = dataclasses.replace(_size(25.8, [47.0, 49.5, 48.0, 48.8, 48.3, 48.1]), runs=5, pooled=8)
+    assert s.text().en.endswith("(the size judged on the 5 runs since it was registered)")
+    assert s.text().ja.endswith("(大きさは、その登録の後の 5 回の実行で判定)")
+    assert unrecomputable_ratios(s.text().en) == unrecomputable_ratios(s.text().ja) == []
 
 
 def test_a_ratio_compares_effects_on_the_log_scale() -> None:

@@ -71,8 +71,8 @@ def _original_cell(f: Finding, lang: str) -> nodes.Node:
 
 
 def _size_cell(shown: store.Shown, fid: str, lang: str) -> nodes.Node:
-    """The effect's size beside the original's: the mark and its words, over the runs counted
-    since the size was registered."""
+    """The effect's size beside the original's: the mark, and our pooled value (the one in the
+    measured column) beside the original's (repro/sizes.py)."""
     size = shown.pool.sizes.get(fid) if shown.pool is not None else None
     if size is None:
         return nodes.paragraph(text="—")
@@ -86,7 +86,7 @@ def _size_cell(shown: store.Shown, fid: str, lang: str) -> nodes.Node:
     cell = nodes.paragraph(classes=["repro-size", size.outcome.replace(" ", "-")])
     if size.outcome in sizes.MARK:
         cell += nodes.strong(text=sizes.MARK[size.outcome] + " ")
-    cell += nodes.Text(size.text(full=True)(lang))
+    cell += nodes.Text(size.text()(lang))
     return cell
 
 
