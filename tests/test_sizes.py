@@ -4,6 +4,7 @@ with one line naming the finding."""
 from __future__ import annotations
 
 import dataclasses
+import re
 import shutil
 from pathlib import Path
 
@@ -128,3 +129,24 @@ def test_repro_register_refuses_a_bad_size_with_one_line(tmp_path: Path, monkeyp
     lines = capsys.readouterr().err.strip().splitlines()
     assert lines == [f"error: fdw {fid}: the original number of check 1 is in '%', its measure in '×'"]
     assert (package / claims.FILE).read_text(encoding="utf-8") == before, "nothing registered"
+
+
+def test_auto_explains_originals_are_its_published_latencies_rounded() -> None:
+    """An original's number is the same wherever it appears: every change in % that auto_explain
+    states as the original's (the findings' original column, sizes.toml) is a quotient of two
+    latencies of one table of original.toml, rounded to the decimals shown, as the page's
+    tables compute it (F7's every option: +1.8 %, which the source's text cuts to 1.7 %)."""
+    chapter = registry.get("auto_explain")
+    latencies = [t for t in chapter.original.values() if isinstance(t, dict) and all(
+        isinstance(x, float) for x in t.values())]
+    changes = [(a / b - 1) * 100 for t in latencies for a in t.values() for b in t.values() if a != b]
+    declared = sizes.parse(chapter)
+    stated = [(f.id, text) for f in chapter.findings for text in (f.original.ja, f.original.en)] + \
+             [(fid, text) for fid, d in declared.items() for text in d.texts]
+    wrong = []
+    for fid, text in stated:
+        for m in re.finditer(r"([+\-−]\d+\.(\d+))\s?%", text):
+            value = float(m.group(1).replace("−", "-"))
+            if not any(round(c, len(m.group(2))) == value for c in changes):
+                wrong.append(f"{fid}: {m.group(0)}")
+    assert len(stated) > 10 and not wrong, wrong
