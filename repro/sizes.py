@@ -123,6 +123,7 @@ class Size:
     check: int | None = None  # the check's index
     original: Number | None = None
     ours: Number | None = None  # the pooled verdict's value of the check
+    judged: Number | None = None  # the check's value and interval over the runs that judge the size
     ratio: float | None = None
     low: float | None = None
     high: float | None = None
@@ -135,10 +136,10 @@ class Size:
     def comparable(self) -> bool:
         return self.outcome in MARK
 
-    def text(self) -> Text:
+    def text(self, runs: bool = True) -> Text:
         """"larger now (check 2): ours +46.7 % vs original +25.8 %": the two numbers compared,
-        in the check's unit, and no ratio a reader could not recompute from them; and, where
-        the verdict pools runs from before the size's registration, the runs that judge it."""
+        in the check's unit, and no ratio a reader could not recompute from them; and (`runs`),
+        where the verdict pools runs from before the size's registration, the runs that judge it."""
         head = OUTCOME[self.outcome]
         if self.several and self.check is not None:
             head = Text(f"{head.ja} (判定条件 {self.check + 1})", f"{head.en} (check {self.check + 1})")
@@ -149,11 +150,19 @@ class Size:
         ours, orig = (Text(n.format("ja", interval=False), n.format("en", interval=False))
                       for n in (self.ours, self.original))
         short = Text(f"{head.ja}: 本ビルド {ours.ja} 対 原典 {orig.ja}", f"{head.en}: ours {ours.en} vs original {orig.en}")
-        if self.runs >= self.pooled:
+        if not runs or not self.fewer_runs:
             return short
-        return Text(f"{short.ja} (大きさは、その登録の後の {self.runs} 回の実行で判定)",
-                    f"{short.en} (the size judged on the {self.runs} run{'s' * (self.runs > 1)} since it was "
-                    f"registered)")
+        since = self.since()
+        return Text(f"{short.ja} ({since.ja})", f"{short.en} ({since.en})")
+
+    @property
+    def fewer_runs(self) -> bool:
+        """The verdict pools runs from before the size's registration, which do not judge it."""
+        return self.runs < self.pooled
+
+    def since(self) -> Text:
+        return Text(f"大きさは、その登録の後の {self.runs} 回の実行で判定",
+                    f"the size judged on the {self.runs} run{'s' * (self.runs > 1)} since it was registered")
 
     def as_dict(self) -> dict[str, Any]:
         """The fields of `repro matrix --json`."""
@@ -231,13 +240,13 @@ def _check(i: int, value: float | None, result: Any, runs: int) -> Size:
         return Size(NOT_COMPARABLE, i, why=NO_NUMBER)
     if e.value is None or e.low is None or e.high is None:
         return Size(NO_RUN, i)
-    original = m.number(value)
+    original, judged = m.number(value), m.number(e.value, e.low, e.high)
     if e.low <= value <= e.high:
-        return Size(SAME, i, original, runs=runs)
+        return Size(SAME, i, original, judged=judged, runs=runs)
     base = effect(value, m.scale, m.unit)
     if base == 0 or not math.isfinite(base):  # no effect then: any effect now is larger
-        return Size(LARGER, i, original, runs=runs)
+        return Size(LARGER, i, original, judged=judged, runs=runs)
     ratio, low, high = (effect(x, m.scale, m.unit) / base for x in (e.value, e.low, e.high))
     low, high = min(low, high), max(low, high)
     outcome = REVERSED if high < 0 else SMALLER if ratio < 1 else LARGER
-    return Size(outcome, i, original, ratio=ratio, low=low, high=high, runs=runs)
+    return Size(outcome, i, original, judged=judged, ratio=ratio, low=low, high=high, runs=runs)

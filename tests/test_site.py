@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 from playwright.sync_api import Error as PlaywrightError, Page, sync_playwright
 
-from conftest import chapter_result
+from conftest import SIZE_PAIR, chapter_result, unrecomputable_ratios
 
 from repro import registry, sizes
 from repro.chapter import Run
@@ -324,6 +324,65 @@ def test_english_pages_carry_no_japanese(site: Path) -> None:
         if hits := [run for run in re.findall(JAPANESE, text) if run not in allowed]:
             found[page.relative_to(site).as_posix()] = hits[:5]
     assert not found, found
+
+
+MATRIX_TABLE = re.compile(r'<table[^>]*repro-matrix.*?</table>', re.S)
+SUMMARY = re.compile(r'<details class="repro-cell">\s*<summary>(.*?)</summary>', re.S)
+KEY_VALUE = re.compile(r'<span class="repro-key-value"[^>]*>([^<]*)</span>')
+LEGEND_SYMBOL = re.compile(r'<span class="repro-legend-symbol">([^<]*)</span>')
+
+
+def _tags_out(fragment: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", " ", fragment))
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+def test_the_matrix_legend_explains_every_symbol_on_the_page(site: Path, lang: str) -> None:
+    """Every symbol and mark in a matrix's cells (the matrix page, a chapter's table of majors)
+    is in the legend on its page: the summary of a cell, its value's words and units aside,
+    holds nothing else. The check's number before a value ("2: ") is the legend's "1:"."""
+    pages = [p for p in sorted((site / lang).rglob("*.html")) if "repro-matrix" in p.read_text(encoding="utf-8")]
+    assert any(p.name == "matrix.html" for p in pages)
+    unexplained: dict[str, set[str]] = {}
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        legend = {html.unescape(s) for s in LEGEND_SYMBOL.findall(text)}
+        shown: set[str] = set()
+        for table in MATRIX_TABLE.findall(text):
+            for summary in SUMMARY.findall(table):
+                for value in KEY_VALUE.findall(summary):
+                    number = re.match(r"(\d+): ", value)
+                    shown |= {"1:"} if number else set()
+                    shown |= {"—"} if value.endswith("—") else set()
+                shown |= set(_tags_out(KEY_VALUE.sub(" ", summary)).split())
+        if missing := shown - legend:
+            unexplained[page.relative_to(site).as_posix()] = missing
+    assert not unexplained, unexplained
+
+
+SIZE_COLUMN = re.compile(r'<p class="repro-size (?:same-size|smaller-now|larger-now|reversed-now)">(.*?)</p>', re.S)
+SIZE_LIST = re.compile(r'<ul class="repro-size-list[^"]*">(.*?)</ul>', re.S)
+SIZE_MARK_TITLE = re.compile(r'<span class="repro-size-mark"[^>]* title="([^"]*)"')
+
+
+def _size_texts(page: str) -> list[str]:
+    """A page's comparable sizes as a reader sees them: from the mark on (the front page's
+    items name the finding and its claim first), or a matrix mark's title."""
+    items = [item for block in SIZE_LIST.findall(page) for item in block.split("</li>")]
+    marked = [_tags_out(x) for x in SIZE_COLUMN.findall(page) + items]
+    return [t[min(t.index(m) for m in sizes.MARK.values() if m in t):] for t in marked
+            if any(m in t for m in sizes.MARK.values())] + [html.unescape(t) for t in SIZE_MARK_TITLE.findall(page)]
+
+
+def test_a_size_shows_ours_beside_the_original_and_no_ratio_a_reader_cannot_recompute(site: Path) -> None:
+    """Each comparable size on the site (a findings table's size column, the front page's largest
+    changes, a matrix cell's size mark) shows our value beside the original's, in one unit, and
+    no ratio other than the quotient of the two (conftest.unrecomputable_ratios)."""
+    found = [t for page in sorted(site.rglob("*.html")) for t in _size_texts(page.read_text(encoding="utf-8"))]
+    assert len(found) > 20, "no sizes found on the site"
+    problems = [t for t in found if not (pair := SIZE_PAIR.search(t)) or pair.group(2) != pair.group(4)
+                or unrecomputable_ratios(t)]
+    assert not problems, problems[:5]
 
 
 def test_every_page_previews_with_title_and_description_in_its_language(site: Path) -> None:

@@ -83,6 +83,7 @@ def test_a_size_judged_on_fewer_runs_than_the_verdict_says_so() -> None:
     assert s.text().en.endswith("(the size judged on the 5 runs since it was registered)")
     assert s.text().ja.endswith("(大きさは、その登録の後の 5 回の実行で判定)")
     assert unrecomputable_ratios(s.text().en) == unrecomputable_ratios(s.text().ja) == []
+    assert s.fewer_runs and s.text(runs=False).en == s.text().en.removesuffix(f" ({s.since().en})")
 
 
 def test_a_ratio_compares_effects_on_the_log_scale() -> None:

@@ -83,11 +83,24 @@ def _size_cell(shown: store.Shown, fid: str, lang: str) -> nodes.Node:
         group += line
         group += para(size.why(lang), ["repro-reason"])
         return group
-    cell = nodes.paragraph(classes=["repro-size", size.outcome.replace(" ", "-")])
+    line = nodes.paragraph(classes=["repro-size", size.outcome.replace(" ", "-")])
     if size.outcome in sizes.MARK:
-        cell += nodes.strong(text=sizes.MARK[size.outcome] + " ")
-    cell += nodes.Text(size.text()(lang))
+        line += nodes.strong(text=sizes.MARK[size.outcome] + " ")
+    line += nodes.Text(size.text(runs=False)(lang))
+    if not size.fewer_runs or size.judged is None:
+        return line
+    cell = nodes.container()  # the value over the runs that judge the size, collapsed like a run's own
+    cell += line
+    group = details(classes=["repro-size-runs"])
+    summary = details_summary()
+    summary += nodes.Text(size.since()(lang))
+    group += summary
+    group += para(JUDGED(lang).format(value=size.judged.format(lang), k=size.runs), ["repro-reason"])
+    cell += group
     return cell
+
+
+JUDGED = Text("この {k} 回の実行では本ビルド {value}", "ours {value} over those {k} runs")
 
 
 def _pooled_cell(shown: store.Shown, v: Verdict, lang: str) -> nodes.Node:

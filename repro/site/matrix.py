@@ -46,7 +46,8 @@ LEGEND: list[tuple[str, Text]] = [
     (sizes.MARK[sizes.SMALLER], Text("効果がいまは原典より小さい", "the effect is smaller now than the original's")),
     (sizes.MARK[sizes.LARGER], Text("効果がいまは原典より大きい", "the effect is larger now than the original's")),
     (sizes.MARK[sizes.REVERSED], Text("効果がいまは原典と逆向き", "the effect goes the other way now")),
-    ("2:", Text("値の判定条件の番号 (判定条件が複数ある知見)", "the number of the check the value is of (findings with several checks)")),
+    ("1:", Text("値の判定条件の番号 (1、2、…: 判定条件が複数ある知見)",
+                "the number of the check the value is of (1, 2, …: findings with several checks)")),
     (STALE, Text("このビルドの実験コードやスケールの実行がなく、実験の別の版か別のスケールの実行だけで判定したセル",
                  "no run of this build's experiment and scale: judged on a run of another version of the "
                  "experiment or another scale alone")),
