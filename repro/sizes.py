@@ -161,8 +161,8 @@ class Size:
         return self.runs < self.pooled
 
     def since(self) -> Text:
-        return Text(f"大きさは、その登録の後の {self.runs} 回の実行で判定",
-                    f"the size judged on the {self.runs} run{'s' * (self.runs > 1)} since it was registered")
+        return Text(f"大きさは登録後の {self.runs} 回の実行で判定",
+                    f"size judged on the {self.runs} run{'s' * (self.runs > 1)} since its registration")
 
     def as_dict(self) -> dict[str, Any]:
         """The fields of `repro matrix --json`."""

@@ -80,8 +80,8 @@ def test_a_size_judged_on_fewer_runs_than_the_verdict_says_so() -> None:
     """The value shown is the pooled verdict's (the one in the measured column); where the
     verdict pools runs from before the size's registration, the text names the runs that judge it."""
     s = dataclasses.replace(_size(25.8, [47.0, 49.5, 48.0, 48.8, 48.3, 48.1]), runs=5, pooled=8)
-    assert s.text().en.endswith("(the size judged on the 5 runs since it was registered)")
-    assert s.text().ja.endswith("(大きさは、その登録の後の 5 回の実行で判定)")
+    assert s.text().en.endswith("(size judged on the 5 runs since its registration)")
+    assert s.text().ja.endswith("(大きさは登録後の 5 回の実行で判定)")
     assert unrecomputable_ratios(s.text().en) == unrecomputable_ratios(s.text().ja) == []
     assert s.fewer_runs and s.text(runs=False).en == s.text().en.removesuffix(f" ({s.since().en})")
 
