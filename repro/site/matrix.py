@@ -32,7 +32,7 @@ class MajorsDirective(ChapterDirective):
 SYMBOL = {REPRODUCED: "✓", PARTIAL: "◐", CONTRADICTED: "✗", CHANGED: "⇄", INCONCLUSIVE: "?", NOT_APPLICABLE: "–"}
 STALE = "(!)"
 # Every symbol a matrix shows, with its meaning: the legend under a chapter's table and at the
-# top of the matrix page (tests/test_matrix.py checks that it covers the built page).
+# top of the matrix page (tests/test_site.py checks that it covers the built pages).
 LEGEND: list[tuple[str, Text]] = [
     (SYMBOL[REPRODUCED], Text("再現した", "reproduced")),
     (SYMBOL[PARTIAL], Text("一部で再現 (測った種類では再現し、測っていない種類がある)",
@@ -53,7 +53,7 @@ LEGEND: list[tuple[str, Text]] = [
                  "experiment or another scale alone")),
     ("—", Text("結果なし", "no result")),
 ]
-LEGEND_NOTE = Text("各セルは判定と、1 つの判定条件の値 (単位つき) とその大きさの印を示します。その判定条件は判定を決めたもの"
+LEGEND_NOTE = Text("各セルは判定と、1 つの判定条件の値 (単位つき) とその大きさの印を示します。その判定条件は判定を決めたもの "
                    "(判定できなかった知見では区間が閾値をまたいだもの) で、すべての判定条件で再現した知見では効果の大きさが"
                    "原典からいちばん離れたものです。大きさの印は、原典と比べられる知見だけに付きます。"
                    "セルを開くと、判定、判定条件、95% 信頼区間、プールした実行の数が出ます。",
