@@ -131,7 +131,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_matrix(args: argparse.Namespace) -> int:
     """Every finding's pooled verdict on every major with a result, from stored results (no
-    Docker): its kind, the runs and rounds it pools, its deciding estimate and interval."""
+    Docker): its kind, the runs and rounds it pools, the estimate and interval of the check it
+    is shown by, with that check's size."""
     chosen = [registry.get(args.name)] if args.name else list(registry.chapters().values())
     wanted = majors.parse_list(args.pg) if args.pg else None
     scale = scales.check(args.scale)

@@ -73,8 +73,8 @@ def _original_cell(f: Finding, lang: str) -> nodes.Node:
 
 
 def _size_cell(shown: store.Shown, fid: str, lang: str) -> nodes.Node:
-    """The effect's size beside the original's: the mark and its words, over the runs counted
-    since the size was registered."""
+    """The effect's size beside the original's: the mark, and our pooled value (the one in the
+    measured column) beside the original's (repro/sizes.py)."""
     size = shown.pool.sizes.get(fid) if shown.pool is not None else None
     if size is None:
         return nodes.paragraph(text="—")
@@ -85,11 +85,24 @@ def _size_cell(shown: store.Shown, fid: str, lang: str) -> nodes.Node:
         group += line
         group += para(size.why(lang), ["repro-reason"])
         return group
-    cell = nodes.paragraph(classes=["repro-size", size.outcome.replace(" ", "-")])
+    line = nodes.paragraph(classes=["repro-size", size.outcome.replace(" ", "-")])
     if size.outcome in sizes.MARK:
-        cell += nodes.strong(text=sizes.MARK[size.outcome] + " ")
-    cell += nodes.Text(size.text(full=True)(lang))
+        line += nodes.strong(text=sizes.MARK[size.outcome] + " ")
+    line += nodes.Text(size.text(runs=False)(lang))
+    if not size.fewer_runs or size.judged is None:
+        return line
+    cell = nodes.container()  # the value over the runs that judge the size, collapsed like a run's own
+    cell += line
+    group = details(classes=["repro-size-runs"])
+    summary = details_summary()
+    summary += nodes.Text(size.since()(lang))
+    group += summary
+    group += para(JUDGED(lang).format(value=size.judged.format(lang), k=size.runs), ["repro-reason"])
+    cell += group
     return cell
+
+
+JUDGED = Text("この {k} 回の実行では本ビルド {value}", "ours {value} over those {k} runs")
 
 
 def _pooled_cell(shown: store.Shown, v: Verdict, lang: str) -> nodes.Node:

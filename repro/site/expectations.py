@@ -21,12 +21,7 @@ from ..verdict import CONTRADICTED, Finding
 from .words import WORDS
 
 PREDICTED, DECLARED_AFTER = "†", "‡"  # the matrix's marks of a finding not expected to hold here
-MARK_LEGEND = Text(f"{PREDICTED} は、実行の前に、ここでは成り立たないと予測した知見のセル、{DECLARED_AFTER} は、"
-                   "実行の後で成立を期待しないと宣言した知見のセルです (いつ、どの実行の後だったかは章の「主張の改訂」に"
-                   "あります)。",
-                   f"{PREDICTED} marks the cells of a finding predicted, before any run, not to hold here; "
-                   f"{DECLARED_AFTER} those of one declared not expected to hold after runs of it (when, and after "
-                   "which runs: the chapter's \"Revisions of the claims\").")
+
 
 
 def row_id(chapter: str, fid: str, index: int) -> str:
