@@ -1,4 +1,7 @@
-"""A finding's measure, fingerprinted by its code (asv versions a benchmark by its code).
+"""Code, hashed by its syntax tree and the project's functions it reaches, not by its bytes:
+a finding's measure (its fingerprint, below) and a chapter's experiment (its key, at the
+end). asv versions a benchmark by its code. (A measure's tree keeps its docstrings: the
+registered fingerprints were made so, and a changed one is a revision.)
 
 What a check measures is its statistic: the function of the rounds, the project's functions
 it calls (its chapter's analysis, the rounds' methods such as `Rounds.ratio`), the values
