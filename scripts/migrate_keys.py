@@ -126,6 +126,22 @@ def pool_of(path: Path, doc: dict[str, Any]) -> tuple:
     return doc["chapter"], folder, doc["major"], doc["scale"], doc["key"]["target"]
 
 
+def rekey(path: Path, doc: dict[str, Any], trees: Trees, write: bool) -> tuple[str | None, str, bool]:
+    """(the run's key by today's rule or None if unknown, how it is known, whether it pooled
+    under the old rule), the file rewritten with its new key where that is known."""
+    now = trees.keys(None, doc["chapter"], doc["scale"])
+    commit = (doc["provenance"].get("git") or {}).get("commit")
+    then = trees.keys(commit, doc["chapter"], doc["scale"]) if commit else None
+    recorded = doc["key"]["experiment"]
+    if "rekeyed_from" in doc["key"] or (then is not None and recorded == then.new):
+        return recorded, "already by today's rule", doc["key"].get("rekeyed_from") == now.old
+    new, how = decide(doc, trees)
+    if new is not None and write:
+        doc["key"] = {**doc["key"], "experiment": new, "rekeyed_from": recorded}
+        results.write_atomically(path, json.dumps(doc, ensure_ascii=False, indent=1))
+    return new, how, recorded == now.old
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--dry-run", action="store_true", help="count, write nothing")
@@ -137,32 +153,36 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         trees = Trees(Path(tmp))
         for path in sorted(results.history().rglob("pg*.json")):
-            doc = results.load(path)
+            try:
+                doc = results.load(path)
+            except results.CorruptResult as exc:
+                print(f"skipped, not a result document: {exc}")
+                continue
+            new, how, pooled_before = rekey(path, doc, trees, not args.dry_run)
             now = trees.keys(None, doc["chapter"], doc["scale"])
-            git = doc["provenance"].get("git") or {}
-            then = trees.keys(git.get("commit"), doc["chapter"], doc["scale"]) if git.get("commit") else None
-            if "rekeyed_from" in doc["key"] or (then is not None and doc["key"]["experiment"] == then.new):
-                new, how = doc["key"]["experiment"], "already by today's rule"
-                pooled_before = doc["key"].get("rekeyed_from", new) == now.old
-            else:
-                new, how = decide(doc, trees)
-                pooled_before = doc["key"]["experiment"] == now.old
-                if new is not None and not args.dry_run:
-                    doc["key"] = {**doc["key"], "experiment": new, "rekeyed_from": doc["key"]["experiment"]}
-                    results.write_atomically(path, json.dumps(doc, ensure_ascii=False, indent=1))
+            kept = new == now.new
             known[how] += 1
             before[pool_of(path, doc)] += pooled_before
-            kept = new == now.new
             after[pool_of(path, doc)] += kept
-            why = ("kept, " + ("pooled before too" if pooled_before else "newly: only what does not run differed")
-                   if kept else f"left out: {how}" if new is None
-                   else f"left out, its code differs in what runs: {differences(then, now) if then else '?'}")
-            counts[doc["chapter"]][why] += 1
+            counts[doc["chapter"]][why(doc, trees, how, kept, pooled_before, new is None)] += 1
             if pooled_before and not kept:
                 print(f"SHRINKS: {path.relative_to(ROOT)} pooled before, not now ({how})")
     report(counts, before, after)
     print("how each run's code is known:", "; ".join(f"{n} {how}" for how, n in known.most_common()))
     return 0
+
+
+def why(doc: dict[str, Any], trees: Trees, how: str, kept: bool, pooled_before: bool, unknown: bool) -> str:
+    """Why a run is kept or left out, in a line."""
+    if kept:
+        return "kept, " + ("pooled before too" if pooled_before else "newly: only what does not run differed")
+    if unknown:
+        return f"left out: {how}"
+    commit = (doc["provenance"].get("git") or {}).get("commit")
+    then = trees.keys(commit, doc["chapter"], doc["scale"]) if commit else None
+    if then is None:
+        return "left out, its code differs in what runs (its commit is not in this repository)"
+    return f"left out, its code differs in what runs: {differences(then, trees.keys(None, doc['chapter'], doc['scale']))}"
 
 
 def report(counts: dict[str, collections.Counter], before: collections.Counter,
