@@ -10,7 +10,8 @@ then is today's, byte for byte), or when its commit was clean. Otherwise (uncomm
 that its key does not match) the code that ran is unknown: the file is left as it is, and its
 old key matches no key of today's rule. A rekeyed file keeps its old key as `rekeyed_from`
 (and, as before, in its provenance); a file already rekeyed, or written under today's rule,
-is left alone, so the script can run again after more runs arrive.
+is left alone, so the script can run again after more runs arrive. This build's results
+(_build/results, the cache of `make html`) are rekeyed alike.
 
     .venv/bin/python scripts/migrate_keys.py [--dry-run]
 """
@@ -167,9 +168,24 @@ def main() -> int:
             counts[doc["chapter"]][why(doc, trees, how, kept, pooled_before, new is None)] += 1
             if pooled_before and not kept:
                 print(f"SHRINKS: {path.relative_to(ROOT)} pooled before, not now ({how})")
+        cached = [rekey(path, doc, trees, not args.dry_run)[0] for path, doc in build_results()]
     report(counts, before, after)
     print("how each run's code is known:", "; ".join(f"{n} {how}" for how, n in known.most_common()))
+    print(f"this build's results ({results.build_dir()}): {sum(k is not None for k in cached)} rekeyed, "
+          f"{sum(k is None for k in cached)} left as they were")
     return 0
+
+
+def build_results() -> list[tuple[Path, dict[str, Any]]]:
+    """This build's results (the cache of `make html`), rekeyed alike so that a build does
+    not measure again what it has."""
+    found = []
+    for path in sorted(results.build_dir().glob("*/pg*.json")):
+        try:
+            found.append((path, results.load(path)))
+        except results.CorruptResult:
+            continue
+    return found
 
 
 def why(doc: dict[str, Any], trees: Trees, how: str, kept: bool, pooled_before: bool, unknown: bool) -> str:

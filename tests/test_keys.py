@@ -4,6 +4,7 @@ keys the copy's chapters again."""
 from __future__ import annotations
 
 import ast
+import json
 import shutil
 import subprocess
 import sys
@@ -151,3 +152,21 @@ def test_the_list_shows_each_chapters_key() -> None:
                          text=True, check=True).stdout
     for name in CHAPTERS:
         assert f"{name:16} {registry.get(name).experiment_hash('default')} " in out
+
+
+def test_the_migration_gives_a_stored_run_the_key_of_its_commits_code(tmp_path: Path) -> None:
+    """scripts/migrate_keys.py, on a run as it was before it: the key of the code at the run's
+    commit, by today's rule; a run under today's rule already is left as it is."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("migrate_keys", ROOT / "scripts" / "migrate_keys.py")
+    migrate = sys.modules["migrate_keys"] = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(migrate)
+    path = max((ROOT / "results" / "semaphores").glob("pg17-default-*.json"))
+    doc = json.loads(path.read_text())
+    commit = doc["provenance"]["git"]["commit"]
+    if subprocess.run(["git", "cat-file", "-e", commit], cwd=ROOT).returncode:
+        pytest.skip(f"the run's commit {commit} is not in this clone")
+    trees = migrate.Trees(tmp_path)
+    assert migrate.rekey(path, doc, trees, write=False)[:2] == (doc["key"]["experiment"], "already by today's rule")
+    old = {**doc, "key": {k: v for k, v in doc["key"].items() if k != "rekeyed_from"} | {"experiment": doc["key"]["rekeyed_from"]}}
+    assert migrate.rekey(path, old, trees, write=False)[:2] == (doc["key"]["experiment"], "its key is its commit's")
