@@ -160,8 +160,8 @@ def _bindings(module: str, is_package: bool, tree: ast.Module) -> dict[str, tupl
                 bound[a.name] = (a.name, None)
         elif isinstance(node, ast.ImportFrom):
             base = _absolute(module, is_package, node)
-            for a in node.names:
-                bound[a.asname or a.name] = (base, a.name)
+            for a in node.names:  # `*` binds what the module has: "*" + its name, looked into
+                bound[f"*{base}" if a.name == "*" else a.asname or a.name] = (base, None if a.name == "*" else a.name)
     return bound
 
 
@@ -305,7 +305,8 @@ class _Reach:
         if name in m.units and "." not in name:
             return (module, name)
         if name not in m.bound:
-            return None
+            stars = (self.resolve(base, name, depth + 1) for key, (base, _) in m.bound.items() if key[0] == "*")
+            return next((found for found in stars if found is not None), None)
         base, imported = m.bound[name]
         if imported is None or f"{base}.{imported}" in self.modules:
             target = base if imported is None else f"{base}.{imported}"

@@ -170,3 +170,11 @@ def test_the_migration_gives_a_stored_run_the_key_of_its_commits_code(tmp_path: 
     assert migrate.rekey(path, doc, trees, write=False)[:2] == (doc["key"]["experiment"], "already by today's rule")
     old = {**doc, "key": {k: v for k, v in doc["key"].items() if k != "rekeyed_from"} | {"experiment": doc["key"]["rekeyed_from"]}}
     assert migrate.rekey(path, old, trees, write=False)[:2] == (doc["key"]["experiment"], "its key is its commit's")
+
+
+def test_a_name_a_module_takes_with_a_star_import_is_followed(tmp_path: Path) -> None:
+    write(tmp_path / "repro" / "lab" / "inner.py", "def helper(): return 1\n")
+    write(tmp_path / "repro" / "lab" / "outer.py", "from .inner import *\n")
+    experiment = tmp_path / "repro" / "chapters" / "c" / "experiment.py"
+    write(experiment, "from ...lab.outer import helper\n\ndef run(ctx):\n    helper()\n")
+    assert "repro.lab.inner:helper" in fingerprint.reached(experiment)
