@@ -24,7 +24,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from . import results
+from . import fingerprint
 from .scales import SCALES
 from .stats import Rounds
 from .text import Number, Text
@@ -101,16 +101,9 @@ class Chapter:
         """One of the chapter's plain files (SQL, scripts, settings)."""
         return self.package / "files" / name
 
-    def hashed_paths(self) -> list[Path]:
-        found: list[Path] = []
-        for name in HASHED:
-            path = self.package / name
-            found += sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
-        return [p for p in found if p.exists()]
-
     def experiment_hash(self, scale: str) -> str:
-        """The key of a measurement at `scale` (see results.experiment_hash)."""
-        return results.experiment_hash(self.package, self.hashed_paths(), self.scales.get(scale))
+        """The key of a measurement at `scale` (see fingerprint.experiment)."""
+        return fingerprint.experiment(self.package, self.scales.get(scale))
 
 
 def _toml(path: Path) -> dict[str, Any]:
