@@ -41,6 +41,7 @@ help:
 	@echo "make images          build or pull the postgres images for MAJORS"
 	@echo "make archive         keep this build's results in results/ (the stored history; MACHINE=name: a contributed run)"
 	@echo "make gettext intl    refresh the English catalogues after editing docs/"
+	@echo "make screens         screenshots of the built site and the PDFs' first pages (_build/screens)"
 	@echo "make lock            re-resolve pyproject.toml's pins into requirements.txt (hashes)"
 
 $(VENV)/.stamp: requirements.txt
@@ -114,7 +115,8 @@ html-pages: system $(if $(filter cached,$(REPRO)),venv,results) check-po
 
 # The whole report as one PDF per language (Sphinx's LaTeX builder; upLaTeX for Japanese),
 # published beside the HTML of its language. The two languages build side by side, and
-# latexmk reruns only what changed.
+# latexmk reruns only what changed. scripts/check_pdf.py then reads them back (chapters in
+# the contents, fonts, overfull lines) before they are published.
 pdf: venv system
 	@pids=""; for lang in ja en; do \
 	  echo "PDF ($$lang)"; \
@@ -123,9 +125,17 @@ pdf: venv system
 	    || { tail -30 _build/latex/'$$lang'.log; exit 1; }' & pids="$$pids $$!"; \
 	done; \
 	for pid in $$pids; do wait $$pid || exit 1; done; \
+	$(ASIDE) $(PY) scripts/check_pdf.py || exit 1; \
 	for lang in ja en; do \
 	  mkdir -p _build/html/$$lang && cp _build/latex/$$lang/repro-report-$$lang.pdf _build/html/$$lang/; \
 	done
+
+# Screenshots of the front page, the matrix and a chapter (both languages, 1280 and 390 px) and
+# of the PDFs' first pages, into _build/screens/: what to look at before calling a page done
+# (after make html; the PDFs' pages after make pdf)
+.PHONY: screens
+screens: venv
+	$(ASIDE) $(PY) scripts/screens.py
 
 site-check: venv system
 	SITE_DIR=_build/html $(ASIDE) $(PY) -m pytest -q tests/test_site.py

@@ -6,6 +6,8 @@ import os
 import sys
 from pathlib import Path
 
+from sphinx.util.texescape import escape
+
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
@@ -68,6 +70,44 @@ html_show_sphinx = False  # the footer names the theme only (its Sphinx credit i
 # The PDF of the whole report, per language (make pdf): Japanese through upLaTeX.
 latex_engine = "uplatex"  # per language in _titles
 latex_show_urls = "footnote"
+CONTENTS = {"ja": "目次", "en": "Contents"}  # the PDF's table of contents (not the first toctree's caption)
+# upLaTeX sets every character outside ASCII in the Japanese font unless told otherwise: an
+# apostrophe, a dash, ×, a no-break space came out full-width. pxcjkcat's mode for mostly
+# Latin text keeps only the CJK blocks (and ◐, which only the Japanese font has) in the
+# Japanese font; inputenc sets the rest in the Latin fonts, and the few that these lack
+# come from math and the dingbats font (✓ ✗). pxchfon embeds the Japanese font (TeX Live's
+# map may leave it out of the PDF): Noto CJK (Debian's fonts-noto-cjk, only its Regular
+# and Bold), which also has the simplified Chinese of cited titles that the Adobe-Japan1
+# fonts lack. pdflscape turns the page of a table too wide for it. A finding's kind and
+# claim start lines of their own, as on the site (repro.css: display: block).
+LATEX_PREAMBLE = r"""
+\usepackage[noto-otc]{pxchfon}
+\setlightminchofont{:0:NotoSerifCJK-Regular.ttc}
+\setmediumgothicfont{:0:NotoSansCJK-Regular.ttc}
+\setxboldgothicfont{:0:NotoSansCJK-Bold.ttc}
+\setoneweightgothicfont{:0:NotoSansCJK-Regular.ttc}
+\setmarugothicfont{:0:NotoSansCJK-Regular.ttc}
+\usepackage[prefernoncjk]{pxcjkcat}
+\cjkcategory{sym18}{cjk}
+\usepackage[utf8]{inputenc}
+\usepackage{pdflscape}
+\usepackage{pifont}
+\DeclareUnicodeCharacter{2713}{\ding{51}}
+\DeclareUnicodeCharacter{2717}{\ding{55}}
+\DeclareUnicodeCharacter{2212}{\textminus}
+\DeclareUnicodeCharacter{2264}{\ensuremath{\leq}}
+\DeclareUnicodeCharacter{2265}{\ensuremath{\geq}}
+\DeclareUnicodeCharacter{21C4}{\ensuremath{\rightleftarrows}}
+\DeclareUnicodeCharacter{21C5}{\ensuremath{\uparrow\!\downarrow}}
+\expandafter\def\csname DUrolerepro-kind\endcsname#1{\par#1}
+\expandafter\def\csname DUrolerepro-claim\endcsname#1{\par#1}
+"""
+
+
+def _unbroken(title: str) -> str:
+    """The title as LaTeX that breaks only between its words: Japanese may otherwise break
+    between any two characters ("再現可 / 能版")."""
+    return " ".join(rf"\mbox{{{escape(word)}}}" for word in title.split())
 
 
 def _titles(app, config):
@@ -75,8 +115,11 @@ def _titles(app, config):
     if os.environ.get("REPRO_BASEURL"):  # the site's public address: canonical links, og:url, sitemap
         config.html_baseurl = os.environ["REPRO_BASEURL"].rstrip("/") + f"/{config.language}/"
     config.latex_engine = "uplatex"  # also for English: its cited titles are Japanese
-    config.latex_documents = [("index", f"repro-report-{config.language}.tex", config.project,
+    config.latex_documents = [("index", f"repro-report-{config.language}.tex", _unbroken(config.project),
                                "repro contributors", "manual")]
+    config.latex_elements = {"extraclassoptions": "openany",  # no blank page before a chapter
+                             "preamble": LATEX_PREAMBLE
+                             + rf"\renewcommand{{\contentsname}}{{{CONTENTS[config.language]}}}" + "\n"}
 
 
 def setup(app):

@@ -11,13 +11,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from repro.lab.engine import parse_major  # noqa: E402
 from repro.lab.servers import Lab  # noqa: E402
+from repro.majors import parse  # noqa: E402
 
 
 def main(argv: list[str]) -> None:
     n = int(argv[0]) if argv else 10
-    majors = [parse_major(m) for m in argv[1:]] or [17]
+    majors = [parse(m) for m in argv[1:]] or [17]
     for major in majors:
         times = []
         with Lab(major) as lab:

@@ -1,10 +1,12 @@
 """How often each finding is decided, and how, over repeated runs of a chapter: the count to
 record before setting a threshold (and the test policy's "decided in 9 of 10 tiny runs").
 
-    .venv/bin/python benchmarks/verdict_stability.py CHAPTER [N] [--scale tiny] [--pg 17] [--stress]
+    .venv/bin/python benchmarks/verdict_stability.py CHAPTER [N] [--scale tiny] [--pg 17] [--stress] [--out DIR]
 
-Each run goes to its own results directory under _build/stability/; --stress keeps one core
-busy (stress-ng --cpu 1) during the runs. Prints a table of verdicts per finding.
+Each run goes to its own results directory (run00, run01, ...) under DIR (by default one per
+chapter, major and scale under _build/stability/); --stress keeps one core busy (stress-ng
+--cpu 1) during the runs. Prints a table of verdicts per finding over every run in DIR,
+earlier ones too (N 0 tallies them only).
 """
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from repro import registry, results  # noqa: E402
 from repro.chapter import Run  # noqa: E402
-from repro.lab.engine import parse_major  # noqa: E402
+from repro.majors import parse  # noqa: E402
 
 
 def main() -> int:
@@ -30,10 +32,11 @@ def main() -> int:
     p.add_argument("--scale", default="tiny")
     p.add_argument("--pg", default="17")
     p.add_argument("--stress", action="store_true")
+    p.add_argument("--out", type=Path)
     args = p.parse_args()
     chapter = registry.get(args.chapter)
-    parse_major(args.pg)  # a clear error for a major we have no image for
-    base = ROOT / "_build" / "stability" / f"{args.chapter}-pg{args.pg}-{args.scale}{'-stress' if args.stress else ''}"
+    parse(args.pg)  # a clear error for a major we have no image for
+    base = args.out or ROOT / "_build" / "stability" / f"{args.chapter}-pg{args.pg}-{args.scale}{'-stress' if args.stress else ''}"
     stress = subprocess.Popen(["stress-ng", "--cpu", "1", "--quiet"]) if args.stress else None
     try:
         for i in range(args.n):

@@ -6,7 +6,7 @@ A chapter is a package, repro/chapters/NAME/:
 - ``scales.toml``: the parameters of each scale; ``files/``: its SQL, pgbench scripts
   and server settings as plain files (the page includes the same files);
 - ``original.toml``: the original publications (citation) and their numbers;
-- ``__init__.py``: its TITLE (and REQUIRES, MACHINE_BOUND); the registry builds the Chapter by convention
+- ``__init__.py``: its TITLE and SHORT name (and REQUIRES, MACHINE_BOUND); the registry builds the Chapter by convention
   from it, ``analysis.summarize``, ``findings.FINDINGS`` and ``page`` (TABLES, CHARTS, numbers).
 
 Only the experiment, the files, the scale's own parameters and the harness modules
@@ -24,7 +24,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from . import results
+from . import fingerprint
 from .scales import SCALES
 from .stats import Rounds
 from .text import Number, Text
@@ -78,6 +78,7 @@ class Chapter:
     """A chapter's declaration; `name` and `package` are filled in by the registry."""
 
     title: Text
+    short: Text  # the name in lists that name many chapters ("auto_explain", "wait events")
     summarize: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]  # (raw, params)
     findings: list[Finding]
     tables: dict[str, Callable[[Run], Table]] = field(default_factory=dict)
@@ -100,16 +101,9 @@ class Chapter:
         """One of the chapter's plain files (SQL, scripts, settings)."""
         return self.package / "files" / name
 
-    def hashed_paths(self) -> list[Path]:
-        found: list[Path] = []
-        for name in HASHED:
-            path = self.package / name
-            found += sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
-        return [p for p in found if p.exists()]
-
     def experiment_hash(self, scale: str) -> str:
-        """The key of a measurement at `scale` (see results.experiment_hash)."""
-        return results.experiment_hash(self.package, self.hashed_paths(), self.scales.get(scale))
+        """The key of a measurement at `scale` (see fingerprint.experiment)."""
+        return fingerprint.experiment(self.package, self.scales.get(scale))
 
 
 def _toml(path: Path) -> dict[str, Any]:

@@ -69,7 +69,8 @@ def _load(name: str, major: float, scale: str) -> dict[str, Any]:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    """Each chapter, and its newest result per major and scale with its run time."""
+    """Each chapter with its experiment key at the default scale, and its newest result per
+    major and scale with its run time."""
     for name, chapter in registry.chapters().items():
         newest: dict[tuple, dict[str, Any]] = {}
         for doc in sorted(results.everything(name), key=lambda d: d["provenance"]["started"]):
@@ -77,7 +78,8 @@ def cmd_list(args: argparse.Namespace) -> int:
         found = [f"pg{majors.name(m)}-{s} {d['provenance']['duration_s']:.0f} s"
                  + ("" if d["key"]["experiment"] == chapter.experiment_hash(s) else " (stale)")
                  for (m, s), d in sorted(newest.items())]
-        print(f"{name:16} {chapter.title.en}  [{', '.join(found) or 'no result'}]")
+        print(f"{name:16} {chapter.experiment_hash('default')}  {chapter.title.en}  "
+              f"[{', '.join(found) or 'no result'}]")
     return 0
 
 
@@ -131,7 +133,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_matrix(args: argparse.Namespace) -> int:
     """Every finding's pooled verdict on every major with a result, from stored results (no
-    Docker): its kind, the runs and rounds it pools, its deciding estimate and interval."""
+    Docker): its kind, the runs and rounds it pools, the estimate and interval of the check it
+    is shown by, with that check's size."""
     chosen = [registry.get(args.name)] if args.name else list(registry.chapters().values())
     wanted = majors.parse_list(args.pg) if args.pg else None
     scale = scales.check(args.scale)

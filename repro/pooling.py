@@ -24,7 +24,7 @@ from . import claims, results, sizes
 from .chapter import Chapter, Run
 from .text import Text
 from .majors import MAJORS, name as major_name
-from .verdict import CHANGED, INCONCLUSIVE, NOT_APPLICABLE, Verdict
+from .verdict import CHANGED, INCONCLUSIVE, NOT_APPLICABLE, CheckResult, Finding, Verdict
 
 
 @dataclass(frozen=True)
@@ -94,10 +94,10 @@ class Pool:
         return found
 
     @cached_property
-    def sizes(self) -> dict[str, sizes.Size]:
-        """Each finding's size beside the original's (repro/sizes.py), over the runs started
-        after its size was registered; none for a finding without a registered size, or not
-        applicable here."""
+    def check_sizes(self) -> dict[str, list[sizes.Size]]:
+        """Each finding's sizes beside the original's (repro/sizes.py), one per check, judged
+        over the runs started after its size was registered; none for a finding without a
+        registered size, or not applicable here."""
         declared, register, found = sizes.parse(self.chapter), claims.load(self.chapter), {}
         for v in self.verdicts:
             fid = v.finding.id
@@ -106,8 +106,20 @@ class Pool:
                 continue
             runs = [r for r in self.counted(fid) if started(r) > datetime.fromisoformat(since)]
             judged = v.finding.judge_runs([(r.rounds, r.environment) for r in runs]) if runs else v
-            found[fid] = sizes.judge(declared[fid], judged, len(runs))
+            found[fid] = sizes.each_check(declared[fid], judged, len(runs), v)
         return found
+
+    def shown_check(self, v: Verdict) -> CheckResult | None:
+        """The one check a finding is shown by, its value and its size together
+        (sizes.shown_index)."""
+        i = sizes.shown_index(v, self.check_sizes.get(v.finding.id, []))
+        return v.checks[i] if i is not None else None
+
+    @cached_property
+    def sizes(self) -> dict[str, sizes.Size]:
+        """Each finding's size: that of the check it is shown by."""
+        return {v.finding.id: each[sizes.shown_index(v, each) or 0] for v in self.verdicts
+                if (each := self.check_sizes.get(v.finding.id))}
 
     def verdict(self, fid: str) -> Verdict:
         return next(v for v in self.verdicts if v.finding.id == fid)
@@ -160,8 +172,8 @@ def every_major(chapter: Chapter, scale: str) -> dict[float, Pool]:
 
 def row(pool: Pool, v: Verdict) -> dict[str, Any]:
     """One finding on one major, as `repro matrix --json` gives it: the pooled verdict, what it
-    rests on and its deciding check's estimate and interval."""
-    c = v.deciding
+    rests on and the estimate and interval of the check it is shown by (its size's check)."""
+    c = pool.shown_check(v)
     e = c.estimate if c is not None else None
     return {"chapter": pool.chapter.name, "finding": v.finding.id, "kind": v.finding.kind,
             "major": pool.major, "status": v.status, "badge": v.badge().en, "runs": v.runs,
@@ -169,12 +181,20 @@ def row(pool: Pool, v: Verdict) -> dict[str, Any]:
             "unit": c.check.measure.unit if c else None,
             "value": e.value if e else None, "low": e.low if e else None, "high": e.high if e else None,
             "holds_if": c.check.threshold.text(c.check.measure).en if c else None,
-            "expected": v.finding.expected,
+            "expected": v.finding.expected, **expected_since(pool.chapter, v.finding),
             "to_decide": (c.to_decide().en if c and c.to_decide() else None),
             **(pool.sizes[v.finding.id].as_dict() if v.finding.id in pool.sizes else dict.fromkeys(SIZE_FIELDS))}
 
 
 SIZE_FIELDS = ("original", "size", "size_ratio", "size_low", "size_high")
+
+
+def expected_since(chapter: Chapter, f: Finding) -> dict[str, Any]:
+    """When the finding's expected flag took its value (a date), and whether that was before
+    any run (None when the register does not say): a "not expected" after runs is a change of
+    mind, not a prediction."""
+    e = claims.expectation(claims.load(chapter), f.id, f.expected)
+    return {"expected_since": e.since[:10] if e.since else None, "expected_before_runs": e.before_runs}
 
 
 # a finding over the majors with a result (`across`): besides the statuses, decided both ways

@@ -1,5 +1,5 @@
 """Every chapter package in repro/chapters, by name (the package's name), built by
-convention: a package's `__init__.py` gives its TITLE (and REQUIRES, what the whole chapter
+convention: a package's `__init__.py` gives its TITLE and SHORT name (and REQUIRES, what the whole chapter
 needs, and MACHINE_BOUND, why its values depend on the machine; else nothing), `analysis.summarize`, `findings.FINDINGS` and `page.TABLES`,
 `page.CHARTS`, `page.numbers` give the rest (a page without tables, charts or numbers
 may leave them out). Only the lab imports `experiment.py` (`experiment()` below): it
@@ -27,7 +27,7 @@ def build(init: ModuleType) -> Chapter:
     analysis, findings, page = (importlib.import_module(f"{init.__name__}.{m}")
                                 for m in ("analysis", "findings", "page"))
     defaults = Chapter.__dataclass_fields__
-    return Chapter(title=init.TITLE, summarize=analysis.summarize, findings=findings.FINDINGS,
+    return Chapter(title=init.TITLE, short=init.SHORT, summarize=analysis.summarize, findings=findings.FINDINGS,
                    tables=getattr(page, "TABLES", None) or defaults["tables"].default_factory(),
                    charts=getattr(page, "CHARTS", None) or defaults["charts"].default_factory(),
                    numbers=getattr(page, "numbers", defaults["numbers"].default),

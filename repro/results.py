@@ -2,8 +2,9 @@
 
 - This build's results, which double as the cache: `_build/results/NAME/pgMAJOR-SCALE.json`
   (REPRO_RESULTS moves them). A result is reused only when its key matches: the
-  experiment's hash (its code, scales and files, and the harness modules it imports),
-  the scale, the image (its recipe and PostgreSQL version) and the target.
+  experiment's key (the code it runs, its files and the scale's parameters:
+  fingerprint.experiment), the scale, the image (its recipe and PostgreSQL version) and
+  the target.
 - Stored results, kept as history and gathered from other machines (as ClickBench keeps
   results/<date>/<machine>.json): `results/NAME/pgMAJOR-SCALE-STARTED.json` in the
   repository, plus any directories in RESULTS (os.pathsep-separated).
@@ -12,7 +13,6 @@ An unreadable or malformed file counts as missing, never as a crash.
 """
 from __future__ import annotations
 
-import ast
 import hashlib
 import json
 import os
@@ -167,65 +167,6 @@ def source_hash(paths: list[Path]) -> str:
     for path in sorted(set(paths)):
         name = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else path.name
         digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()[:16]
-
-
-def _module_file(name: str) -> Path | None:
-    parts = name.split(".")
-    if parts[0] != "repro":
-        return None
-    base = PACKAGE.joinpath(*parts[1:])
-    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
-        if candidate.is_file():
-            return candidate
-    return None
-
-
-def _imported(path: Path) -> set[Path]:
-    """Project modules a module imports (relative and absolute)."""
-    root = next(p.parent for p in path.parents if p.name == "repro")  # a scaffold's tree too
-    module = ".".join(path.relative_to(root).with_suffix("").parts)
-    package = module.rsplit(".", 1)[0] if path.name != "__init__.py" else module.removesuffix(".__init__")
-    found: set[Path] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            names = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")[:len(package.split(".")) - node.level + 1]
-                base = ".".join(anchor + ([base] if base else []))
-            names = [base] + [f"{base}.{a.name}" for a in node.names]
-        else:
-            continue
-        found |= {f for f in map(_module_file, names) if f is not None}
-    return found
-
-
-def code_closure(start: Path) -> list[Path]:
-    """An experiment and the modules it imports, transitively, within what measures: the
-    lab (repro/lab/) and the experiment's own chapter package. The judge, the site and
-    the rest of the core are left out: changing them re-judges, it does not re-measure. So is
-    the chapter's `__init__.py`, which `from . import x` runs: it declares the chapter (its
-    findings and page), and a revised claim must not make its stored runs stale."""
-    roots = (PACKAGE / "lab", start.parent)
-    declaration = start.parent / "__init__.py"
-    seen: set[Path] = set()
-    todo = [start]
-    while todo:
-        path = todo.pop()
-        if path not in seen:
-            seen.add(path)
-            todo += {f for f in _imported(path) - seen
-                     if f != declaration and any(f.is_relative_to(r) for r in roots)}
-    return sorted(seen)
-
-
-def experiment_hash(package: Path, hashed: list[Path], params: dict[str, Any] | None) -> str:
-    """What decides a chapter's measurement at one scale: its hashed files, the lab code its
-    experiment imports and that scale's parameters (editing another scale changes nothing)."""
-    digest = hashlib.sha256(source_hash(hashed + code_closure(package / "experiment.py")).encode())
-    digest.update(json.dumps(params, sort_keys=True).encode())
     return digest.hexdigest()[:16]
 
 

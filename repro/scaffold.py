@@ -20,11 +20,12 @@ FILES = {
     "__init__.py": '''"""Chapter: {name} (replace with what it reproduces, from which publication).
 
 The registry builds the chapter from this package by convention: analysis.summarize,
-findings.FINDINGS, page.TABLES, page.CHARTS, page.numbers; here only its title (and
-REQUIRES, what the whole chapter needs, if anything)."""
+findings.FINDINGS, page.TABLES, page.CHARTS, page.numbers; here only its title and short
+name (and REQUIRES, what the whole chapter needs, if anything)."""
 from ...text import Text
 
 TITLE = Text("{name} (日本語の題)", "{name} (English title)")
+SHORT = Text("{name}", "{name}")  # where a list names many chapters
 ''',
     "experiment.py": '''"""What runs on the server (replace): pgbench TPC-B with synchronous_commit on and off,
 interleaved round by round."""
@@ -166,7 +167,9 @@ budget_s = 10000
 id = "{name}"
 title = "(題名)"
 english = "(English title)"
-url = ""
+short = {{ ja = "(引用での短い呼び名)", en = "(short name in citations)" }}
+url = ""  # the publication's own public address, as found in public material
+no_url = {{ ja = "(アドレスがない理由)", en = "(why there is no address)" }}  # when url is empty
 date = ""
 by = {{ ja = "(著者・組織)", en = "(author or organisation)" }}
 subject = {{ ja = "(対象)", en = "(subject)" }}

@@ -442,7 +442,9 @@ class Finding:
     checks: Sequence[Check]
     original: Text | None = None  # what the original publication reported
     cite: Cite | None = None  # where in the source the original's number is
+    also: Sequence[Cite] = ()  # where else (another table, another source) part of it is
     expected: bool = True  # `make test` fails when an expected finding is contradicted
+    not_here: Text | None = None  # not expected: why not here, in a few words (the front page says it)
     requires: Sequence[Requirement] = ()
     explain: Callable[[Rounds, list[CheckResult]], Text | None] | None = None  # why it missed
     changed_in: Change | None = None
@@ -453,6 +455,10 @@ class Finding:
     @property
     def condition(self) -> Text:
         return Text.join([c.text() for c in self.checks])
+
+    def cites(self) -> list[Cite]:
+        """Every place in the sources that the original's number comes from, the main one first."""
+        return ([self.cite] if self.cite else []) + list(self.also)
 
     @property
     def mechanism(self) -> bool:

@@ -12,6 +12,9 @@ stay short. An entry:
     source = "004"        # the source's id in the chapter's original.toml
     where.ja = "..."      # the table, figure or section, as the source numbers it
     where.en = "..."
+    also = [{ source = "000", where = { ja = "...", en = "..." } }]  # other places, if any
+    not_here.ja = "..."   # a finding not expected to hold here: why, in a few words
+    not_here.en = "..."
 
 A `{NAME}` in a text is filled from the values given to `Wording.beside` (a client count
 that the checks use too, for example)."""
@@ -26,7 +29,7 @@ from .errors import ReproError
 from .text import Text
 from .verdict import Cite, Finding
 
-KEYS = {"claim", "original", "source", "where"}
+KEYS = {"claim", "original", "source", "where", "also", "not_here"}
 
 
 class Wording:
@@ -66,4 +69,7 @@ class Wording:
             raise ReproError(f"{self.path}: no entry [{fid}] for the finding {fid}") from None
         original = self._text(entry["original"]) if "original" in entry else None
         cite = Cite(entry["source"], self._text(entry["where"])) if "source" in entry else None
-        return Finding(fid, self._text(entry["claim"]), checks, original=original, cite=cite, **rest)
+        also = [Cite(a["source"], self._text(a["where"])) for a in entry.get("also", [])]
+        not_here = self._text(entry["not_here"]) if "not_here" in entry else None
+        return Finding(fid, self._text(entry["claim"]), checks, original=original, cite=cite, also=also,
+                       not_here=not_here, **rest)

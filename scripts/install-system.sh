@@ -13,9 +13,10 @@
 #   gettext      msgfmt, to check the English catalogue
 #   plantuml graphviz  diagrams on the pages (sphinxcontrib-plantuml; without Graphviz,
 #                PlantUML draws its error message instead of a deployment diagram)
-#   fonts-noto-cjk  Japanese labels in the charts
+#   fonts-noto-cjk  Japanese labels in the charts, the PDF's Japanese font
 #   chromium     the browser test of the built site
 #   texlive-* latexmk  the PDF of the report (Japanese through upLaTeX)
+#   poppler-utils  reads the PDFs back: their check (scripts/check_pdf.py), page images
 #   stress-ng    keeps a core busy for the verdict-stability benchmark under load
 #   mecab-ipadic the IPA dictionary's word lists: the fulltext chapter's Japanese records
 #   postgresql   a server the project does not start, for the test of runs against an
@@ -26,7 +27,7 @@ command -v dockerd > /dev/null && ! dpkg-query -W docker.io > /dev/null 2>&1 && 
 run=("${engine[@]}" mmdebstrap maven unzip xz-utils mecab-ipadic)
 pages=(gettext plantuml graphviz fonts-noto-cjk)
 pdf=(texlive-lang-japanese texlive-latex-recommended texlive-latex-extra texlive-plain-generic
-     texlive-fonts-recommended tex-gyre latexmk)
+     texlive-fonts-recommended tex-gyre latexmk poppler-utils)
 case "${1:-all}" in
   all) packages=("${run[@]}" "${pages[@]}" "${pdf[@]}" chromium stress-ng postgresql) ;;
   run) packages=("${run[@]}") ;;

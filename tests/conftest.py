@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import threading
 import time
@@ -26,7 +27,7 @@ from repro.chapter import SCALES
 from repro.majors import DEFAULT_MAJOR
 
 MEASURING = ("test_chapter_", "test_chapters", "test_provenance", "test_lab", "test_scaffold",
-             "test_existing_server", "test_cli")
+             "test_existing_server", "test_cli", "test_benchmarks_run")
 _done: dict[str, tuple[dict[str, Any], bool]] = {}
 
 
@@ -115,3 +116,23 @@ def watcher() -> Iterator[Watcher]:
     w.start()
     yield w
     w.stop()
+
+
+# a size's text (repro/sizes.py): "ours +46.7 % vs original +25.8 %", "本ビルド +46.7% 対 原典 +25.8%"
+SIZE_PAIR = re.compile(r"(?:ours|本ビルド) ([+±-]?[\d,]*\d(?:\.\d+)?)\u00a0?(\S*) (?:vs|対) (?:original|原典) "
+                       r"([+±-]?[\d,]*\d(?:\.\d+)?)\u00a0?(\S*)")
+SAYS_WHAT = re.compile(r"\((?:check|判定条件) \d+\)|\d+ (?:runs?|回の実行)")  # numbers that say what they are
+NUMBER = re.compile(r"[+±-]?\d[\d,]*(?:\.(\d+))?")
+
+
+def unrecomputable_ratios(text: str) -> list[str]:
+    """The numbers in a size's text, beside the two it compares, that are not their quotient
+    to the precision shown and do not say what else they are (a check's number, a count of
+    runs): a ratio the reader cannot recompute from the numbers beside it."""
+    pair = SIZE_PAIR.search(text)
+    if pair is None:
+        return []
+    ours, original = (float(pair.group(i).replace(",", "").replace("±", "")) for i in (1, 3))
+    rest = SAYS_WHAT.sub("", text[:pair.start()] + text[pair.end():])
+    return [m.group(0) for m in NUMBER.finditer(rest)
+            if original == 0 or float(m.group(0).replace(",", "").replace("±", "")) != round(ours / original, len(m.group(1) or ""))]

@@ -30,7 +30,7 @@ def test_chapter_is_wired(name: str) -> None:
     chapter = registry.get(name)
     assert (chapter.package / "experiment.py").exists()
     assert set(chapter.scales) == set(SCALES)
-    assert chapter.original["sources"] and all({"id", "title", "url", "date", "by", "subject"} <= set(s)
+    assert chapter.original["sources"] and all({"id", "title", "short", "url", "date", "by", "subject"} <= set(s)
                                                for s in chapter.original["sources"])
     page = (ROOT / "docs" / "chapters" / f"{name}.md").read_text()
     for directive in ("repro-status", "repro-findings", "repro-majors", "repro-rounds",

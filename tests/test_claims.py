@@ -29,6 +29,83 @@ def test_every_finding_is_registered_as_declared(name: str) -> None:
                          + "; ".join(f"{fid}: {', '.join(fields)}" for fid, fields in changed.items()))
 
 
+DECLARED_BY_REVISIONS = ("expected", "holds_if", "requires")
+
+
+def latest(entry: dict) -> dict:
+    """A finding's declaration as its revisions, replayed in date order, leave it."""
+    state: dict = {}
+    for r in sorted(entry["revisions"], key=lambda r: r["date"]):
+        state.update(r.get("new") or {})
+    return state
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_every_expected_flag_threshold_and_requirement_is_its_latest_revision(name: str) -> None:
+    """The expected flag, thresholds and requirements a finding has are those its latest
+    revision setting them recorded: not only the register's summary of the entry."""
+    chapter = registry.get(name)
+    register = claims.load(chapter)
+    for f in chapter.findings:
+        now, replayed = claims.declaration(f), latest(register[f.id])
+        for key in DECLARED_BY_REVISIONS:
+            assert replayed.get(key) == now[key], f"{name} {f.id}: {key} is {now[key]!r}, its latest revision says {replayed.get(key)!r}"
+
+
+def flag_changes(entry: dict) -> list[tuple[bool | None, dict]]:
+    """Each revision that set the expected flag, with the flag before it (as the revisions
+    before it, or its own `old`, say; None: none yet)."""
+    found, value = [], None
+    for r in sorted(entry["revisions"], key=lambda r: r["date"]):
+        new, before = r.get("new") or {}, value if value is not None else (r.get("old") or {}).get("expected")
+        if "expected" in new and new["expected"] != before:
+            found.append((before, r))
+            value = new["expected"]
+    return found
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_a_revision_to_not_expected_names_the_runs_before_it(name: str) -> None:
+    """Turning "expected to hold" into "not expected" is a change of mind after runs: its
+    revision names them (`after`: the stored files, or a sentence naming the commit that
+    reports runs not stored). Declaring a finding not expected before any run needs none."""
+    for fid, entry in claims.load(registry.get(name)).items():
+        for before, r in flag_changes(entry):
+            if before is True and r["new"]["expected"] is False:
+                assert r.get("after"), f"{name} {fid} {r['date']}: expected → not expected, naming no runs (after)"
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_every_finding_not_expected_says_when_and_after_what(name: str) -> None:
+    """The pages say of each finding not expected to hold here whether it was predicted
+    before any run or declared after runs: the register must know which."""
+    chapter = registry.get(name)
+    for f in chapter.findings:
+        e = claims.expectation(claims.load(chapter), f.id, f.expected)
+        if not f.expected:
+            assert e.since is not None and e.before_runs is not None, f"{name} {f.id}: {e}"
+
+
+def test_a_revision_names_the_runs_stored_before_it(scratch_chapter) -> None:
+    """`repro register` records in `after` the chapter's stored result files."""
+    f = scratch_chapter.findings[0]
+    chapter = dataclasses.replace(scratch_chapter, findings=[dataclasses.replace(f, expected=not f.expected),
+                                                             *scratch_chapter.findings[1:]])
+    claims.register(chapter, "a test", datetime(2030, 1, 1, tzinfo=timezone.utc), why_ja="試験")
+    after = claims.revisions(chapter, f.id)[-1]["after"]
+    assert after == claims.runs_before(chapter, datetime(2030, 1, 1, tzinfo=timezone.utc)) and after
+    assert all(p.startswith("results/auto_explain/") and p.endswith(".json") for p in after)
+
+
+def test_a_revision_to_not_expected_without_runs_fails_the_check() -> None:
+    declared = {"date": "2026-11-22T00:00+00:00", "what": "declared", "new": {"expected": True}, "after": []}
+    turned = {"date": "2026-11-25T00:00+00:00", "what": "revised", "new": {"expected": False}, "after": []}
+    assert [(before, r["new"]["expected"]) for before, r in flag_changes({"revisions": [declared, turned]})] == \
+        [(None, True), (True, False)]
+    predicted = {**declared, "new": {"expected": False}}
+    assert [before for before, _ in flag_changes({"revisions": [predicted]})] == [None]  # a prediction: fine
+
+
 @pytest.mark.parametrize("name", CHAPTERS)
 def test_every_size_is_registered_as_declared(name: str) -> None:
     """An original's size declared or changed in sizes.toml without `python -m repro register
@@ -46,7 +123,10 @@ def test_every_revision_says_when_and_why(name: str) -> None:
         for r in entry["revisions"]:
             datetime.fromisoformat(r["date"])
             assert r["why"].strip(), f"{fid}: a revision without a reason"
-            assert r["what"] in ("registered", "revised", "withdrawn")
+            assert r["what"] in ("declared", "registered", "revised", "withdrawn")
+            after = r.get("after")
+            assert after is None or isinstance(after, str) and after.strip() or \
+                isinstance(after, list) and all(isinstance(p, str) for p in after), f"{fid}: after {after!r}"
             assert "why_ja" not in r or r["why_ja"].strip(), f"{fid}: an empty reason in Japanese"
             for side in ("old", "new"):  # the Japanese, where kept, names the same fields
                 if f"{side}_ja" in r:
@@ -72,18 +152,22 @@ def test_every_shown_revision_says_it_in_japanese(name: str) -> None:
 
 @pytest.mark.parametrize("name", CHAPTERS)
 def test_every_original_number_says_where_in_its_source_it_is(name: str) -> None:
-    """A finding that carries the original's number (`original`) names where it is (`cite`): a
-    source of the chapter's original.toml, and the table, figure or section in both languages
-    (the English without Japanese, which the English pages may not show)."""
+    """A finding that carries the original's number (`original`) names where it is (`cite`, and
+    `also` for other places): a source of the chapter's original.toml, and the table, figure
+    or section in both languages (the English without Japanese, which the English pages may
+    not show); another source is cited, not named by its number inside the words."""
     chapter = registry.get(name)
     sources = {s["id"] for s in chapter.original["sources"]}
     for f in chapter.findings:
         if f.original is None:
             continue
         assert isinstance(f.cite, Cite), f"{name} {f.id}: the original's number without a cite"
-        assert f.cite.source in sources, f"{name} {f.id}: source {f.cite.source!r} is not in original.toml {sorted(sources)}"
-        assert f.cite.where.ja.strip() and f.cite.where.en.strip(), f"{name} {f.id}: where, in one language, is empty"
-        assert not re.search(r"[\u3040-\u30ff\u3400-\u9fff]", f.cite.where.en), f"{name} {f.id}: Japanese in the English"
+        for cite in f.cites():
+            assert cite.source in sources, f"{name} {f.id}: source {cite.source!r} is not in original.toml {sorted(sources)}"
+            assert cite.where.ja.strip() and cite.where.en.strip(), f"{name} {f.id}: where, in one language, is empty"
+            assert not re.search(r"[\u3040-\u30ff\u3400-\u9fff]", cite.where.en), f"{name} {f.id}: Japanese in the English"
+            assert not re.search(r"(source|原典) ?\d{3}", cite.where.ja + cite.where.en), \
+                f"{name} {f.id}: where names a source by its number: cite it in `also` instead"
 
 
 @pytest.fixture

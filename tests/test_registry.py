@@ -45,7 +45,7 @@ def test_a_page_may_leave_out_tables_charts_and_numbers(monkeypatch: pytest.Monk
     assert chapter.tables and chapter.charts  # the real ones are read, not the defaults
     init = types.ModuleType("repro.chapters.auto_explain")
     init.__file__ = str(chapter.package / "__init__.py")
-    init.TITLE = chapter.title
+    init.TITLE, init.SHORT = chapter.title, chapter.short
     monkeypatch.setitem(sys.modules, "repro.chapters.auto_explain.page", types.ModuleType("page"))
     bare = registry.build(init)
     assert bare.tables == {} and bare.charts == {} and bare.numbers(None) == {}

@@ -7,6 +7,7 @@ Screenshots land in _build/screenshots/.
 """
 from __future__ import annotations
 
+import fcntl
 import html
 import json
 import os
@@ -24,14 +25,16 @@ import numpy as np
 import pytest
 from playwright.sync_api import Error as PlaywrightError, Page, sync_playwright
 
-from conftest import chapter_result
+from conftest import SIZE_PAIR, chapter_result, unrecomputable_ratios
 
 from repro import registry, sizes
 from repro.chapter import Run
 from repro.majors import DEFAULT_MAJOR
-from repro.site import store
+from repro.site import expectations
+from repro.site import matrix as matrix_site, store
 from repro.site.report import BUCKETS, KIND_SHORT, ORDER, bucket
 from repro.site.roles import run_numbers
+from repro.site.words import WORDS
 
 ROOT = Path(__file__).resolve().parent.parent
 SHOTS = ROOT / "_build" / "screenshots"
@@ -43,10 +46,25 @@ FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory, request) -> Path:
+    """The built site: one build per test session, shared by the modules that check it (and
+    by pytest-xdist's workers, under a lock: the first one builds, the others wait for it)."""
     if os.environ.get("SITE_DIR"):
         return Path(os.environ["SITE_DIR"]).resolve()
     scales = {chapter_result(name)[0]["scale"] for name in registry.chapters()}
-    return _build_site(tmp_path_factory.mktemp("site"), min(scales))  # the results' scale
+    return _shared_site(tmp_path_factory, min(scales))  # the results' scale
+
+
+def _shared_site(tmp_path_factory, scale: str) -> Path:
+    """One site for every module of the session that browses it (test_site_front.py too),
+    and for every xdist worker: the first builds it under a lock, the others wait for it."""
+    root = tmp_path_factory.getbasetemp()
+    root = root.parent if os.environ.get("PYTEST_XDIST_WORKER") else root  # the workers' common directory
+    out = root / f"site-{scale}"
+    with open(root / f"site-{scale}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (out / "index.html").exists():  # copied last: the build is whole
+            _build_site(out, scale)
+    return out
 
 
 def _build_site(out: Path, scale: str) -> Path:
@@ -326,6 +344,65 @@ def test_english_pages_carry_no_japanese(site: Path) -> None:
     assert not found, found
 
 
+MATRIX_TABLE = re.compile(r'<table[^>]*repro-matrix.*?</table>', re.S)
+SUMMARY = re.compile(r'<details class="repro-cell">\s*<summary>(.*?)</summary>', re.S)
+KEY_VALUE = re.compile(r'<span class="repro-key-value"[^>]*>([^<]*)</span>')
+LEGEND_SYMBOL = re.compile(r'<span class="repro-legend-symbol">([^<]*)</span>')
+
+
+def _tags_out(fragment: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", " ", fragment))
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+def test_the_matrix_legend_explains_every_symbol_on_the_page(site: Path, lang: str) -> None:
+    """Every symbol and mark in a matrix's cells (the matrix page, a chapter's table of majors)
+    is in the legend on its page: the summary of a cell, its value's words and units aside,
+    holds nothing else. The check's number before a value ("2: ") is the legend's "1:"."""
+    pages = [p for p in sorted((site / lang).rglob("*.html")) if "repro-matrix" in p.read_text(encoding="utf-8")]
+    assert any(p.name == "matrix.html" for p in pages)
+    unexplained: dict[str, set[str]] = {}
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        legend = {html.unescape(s) for s in LEGEND_SYMBOL.findall(text)}
+        shown: set[str] = set()
+        for table in MATRIX_TABLE.findall(text):
+            for summary in SUMMARY.findall(table):
+                for value in KEY_VALUE.findall(summary):
+                    number = re.match(r"(\d+): ", value)
+                    shown |= {"1:"} if number else set()
+                    shown |= {"—"} if value.endswith("—") else set()
+                shown |= set(_tags_out(KEY_VALUE.sub(" ", summary)).split())
+        if missing := shown - legend:
+            unexplained[page.relative_to(site).as_posix()] = missing
+    assert not unexplained, unexplained
+
+
+SIZE_COLUMN = re.compile(r'<p class="repro-size (?:same-size|smaller-now|larger-now|reversed-now)">(.*?)</p>', re.S)
+SIZE_LIST = re.compile(r'<ul class="repro-size-list[^"]*">(.*?)</ul>', re.S)
+SIZE_MARK_TITLE = re.compile(r'<span class="repro-size-mark"[^>]* title="([^"]*)"')
+
+
+def _size_texts(page: str) -> list[str]:
+    """A page's comparable sizes as a reader sees them: from the mark on (the front page's
+    items name the finding and its claim first), or a matrix mark's title."""
+    items = [item for block in SIZE_LIST.findall(page) for item in block.split("</li>")]
+    marked = [_tags_out(x) for x in SIZE_COLUMN.findall(page) + items]
+    return [t[min(t.index(m) for m in sizes.MARK.values() if m in t):] for t in marked
+            if any(m in t for m in sizes.MARK.values())] + [html.unescape(t) for t in SIZE_MARK_TITLE.findall(page)]
+
+
+def test_a_size_shows_ours_beside_the_original_and_no_ratio_a_reader_cannot_recompute(site: Path) -> None:
+    """Each comparable size on the site (a findings table's size column, the front page's largest
+    changes, a matrix cell's size mark) shows our value beside the original's, in one unit, and
+    no ratio other than the quotient of the two (conftest.unrecomputable_ratios)."""
+    found = [t for page in sorted(site.rglob("*.html")) for t in _size_texts(page.read_text(encoding="utf-8"))]
+    assert len(found) > 20, "no sizes found on the site"
+    problems = [t for t in found if not (pair := SIZE_PAIR.search(t)) or pair.group(2) != pair.group(4)
+                or unrecomputable_ratios(t)]
+    assert not problems, problems[:5]
+
+
 def test_every_page_previews_with_title_and_description_in_its_language(site: Path) -> None:
     """Open Graph: a link to a chapter shows its title and first sentences, translated."""
     for lang in ("ja", "en"):
@@ -373,6 +450,55 @@ def test_charts_are_not_blank(site: Path) -> None:
         assert len(np.unique(pixels, axis=0)) > 20 and ink > 0.02, png.name
 
 
+SAYS_WHEN = {"ja": re.compile(r": \d{4}-\d{2}-\d{2} に、[^)]*(前|後)"),
+             "en": re.compile(r": (predicted|declared) on \d{4}-\d{2}-\d{2}, [^)]*\b(before|after)\b")}
+REVISION_LINK = re.compile(r'<a [^>]*href="([^"#]*)#([a-z_0-9]+-f\d+-rev-\d+)"')
+
+
+def test_every_not_expected_says_when_and_before_or_after_runs(site: Path) -> None:
+    """Every "not expected to hold here" on every page, in both languages, says when that was
+    decided and whether before any run or after runs, and links to the revision's row."""
+    problems, seen = [], 0
+    for lang in ("ja", "en"):
+        label = WORDS["not_expected"](lang).strip("()")
+        for page in sorted((site / lang).rglob("*.html")):
+            if page.name in ("search.html", "genindex.html"):
+                continue
+            source = page.read_text(encoding="utf-8")
+            text = " ".join(html.unescape(_visible_text(source)).split())
+            said = [text[m.end():m.end() + 100] for m in re.finditer(re.escape(label), text)]
+            seen += len(said)
+            where = page.relative_to(site).as_posix()
+            problems += [f"{where}: {label}{s!r}" for s in said if not SAYS_WHEN[lang].match(s)]
+            links = REVISION_LINK.findall(source)
+            if len(links) < len(said):
+                problems.append(f"{where}: {len(said)} notes, {len(links)} links to a revision")
+            for target, ident in links:
+                linked = (page.parent / target).resolve() if target else page
+                if f'id="{ident}"' not in linked.read_text(encoding="utf-8"):
+                    problems.append(f"{where}: a link to {target}#{ident}, which has no such row")
+    assert seen, "no finding not expected to hold here on any page"
+    assert not problems, "\n".join(problems[:10])
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+def test_the_matrix_marks_the_findings_not_expected_and_its_legend_says_how(site: Path, lang: str) -> None:
+    """A cell of a finding not expected to hold here carries † (predicted before any run) or ‡
+    (declared after runs), naming when on hover; the page's legend explains both."""
+    source = (site / lang / "matrix.html").read_text(encoding="utf-8")
+    marks = re.findall(r'<span class="repro-expect-mark" role="img" aria-label="([^"]*)" title="[^"]*">([^<]*)</span>',
+                       source)
+    wanted = {expectations.mark(c, f)[0] for c in registry.chapters().values() for f in c.findings if not f.expected}
+    assert wanted and {symbol for _, symbol in marks} == wanted
+    label = WORDS["not_expected"](lang).strip("()")
+    assert all(html.unescape(said).startswith(label) and re.search(r"\d{4}-\d{2}-\d{2}", said) for said, _ in marks)
+    def plain(text: str) -> str:  # one space for any, straight quotes for curly ones
+        return re.sub("[“”]", '"', " ".join(text.split()))
+    legend = dict(matrix_site.LEGEND)
+    shown = plain(html.unescape(_visible_text(source)))
+    assert all(plain(legend[symbol](lang)) in shown for symbol in (expectations.PREDICTED, expectations.DECLARED_AFTER))
+
+
 @pytest.mark.parametrize("lang", ["ja", "en"])
 def test_narrow_screens_scroll_tables_and_show_the_language_link(base_url, browser, lang: str) -> None:
     page = browser.new_page(viewport={"width": 390, "height": 800})
@@ -397,13 +523,11 @@ WIDER_THAN_ITS_BOX = """tables => tables.filter(t => {
     return t.getBoundingClientRect().width > box.clientWidth + 1;
 }).map(t => `${t.className}: ${(t.querySelector('th') || t).innerText.slice(0, 40)}`)"""
 MATRIX_CELLS = """tables => tables.map(t => {
-    const rows = Array.from(t.tBodies[0].rows);
-    const where = rows[rows.length - 1];  // the last row: each column's newest run (date, commit)
-    return rows.slice(0, -1).map(tr => Array.from(tr.cells).slice(1).map((td, i) => {
+    const rows = Array.from(t.tBodies[0].rows);  // the last row: each column's newest run
+    return rows.slice(0, -1).map(tr => Array.from(tr.cells).slice(1).map(td => {
         const symbol = td.querySelector('.repro-symbol');
         return {symbol: symbol ? symbol.getAttribute('aria-label') : null,
-                text: td.querySelector('summary') ? td.querySelector('summary').innerText : td.innerText,
-                commit: where.cells[i + 1].innerText.trim().split(/\\s+/).pop()};
+                text: td.querySelector('summary') ? td.querySelector('summary').innerText : td.innerText};
     }));
 })"""
 
@@ -498,14 +622,12 @@ def test_the_sizes_on_the_front_page_and_the_matrix_are_those_of_repro_matrix_js
 @pytest.mark.parametrize("lang", ["ja", "en"])
 def test_the_matrix_reads_at_a_glance(base_url, browser, lang: str) -> None:
     """At 1280 px all ten majors fit without sideways scrolling; every verdict is a symbol with
-    an accessible name; a column whose newest run is from another commit than the site's code
-    marks every cell of it ("*", or "(!)" for another experiment or scale)."""
+    an accessible name."""
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     _goto(page, f"{base_url}/{lang}/matrix.html")
     page.screenshot(path=str(SCREENS / f"matrix-{lang}-1280.png"))
     boxes = page.eval_on_selector_all("div.table-wrapper.repro-matrix", "ws => ws.map(w => w.scrollWidth - w.clientWidth)")
     assert boxes and max(boxes) <= 1, f"a matrix scrolls sideways at 1280 px: {boxes}"
-    here = store.this_commit()
     problems = []
     for table in page.eval_on_selector_all("table.repro-matrix", MATRIX_CELLS):
         for row in table:
@@ -514,8 +636,6 @@ def test_the_matrix_reads_at_a_glance(base_url, browser, lang: str) -> None:
                     continue  # no result, or the chapter could not run there (its reason)
                 if not cell["symbol"].strip():
                     problems.append(f"a symbol without a name: {cell}")
-                if here and not here.startswith(cell["commit"]) and not ("*" in cell["text"] or "(!)" in cell["text"]):
-                    problems.append(f"unmarked cell from commit {cell['commit']}: {cell['text']!r}")
     narrow = browser.new_page(viewport={"width": 390, "height": 844}, color_scheme="dark")
     _goto(narrow, f"{base_url}/{lang}/matrix.html")
     narrow.screenshot(path=str(SCREENS / f"matrix-{lang}-390.png"))

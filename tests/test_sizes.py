@@ -4,10 +4,13 @@ with one line naming the finding."""
 from __future__ import annotations
 
 import dataclasses
+import re
 import shutil
 from pathlib import Path
 
 import pytest
+
+from conftest import SIZE_PAIR, unrecomputable_ratios
 
 from repro import claims, cli, registry, sizes
 from repro.errors import ReproError
@@ -46,17 +49,41 @@ AROUND_70 = [68.0, 72.0, 70.0, 69.0, 71.0, 70.5]
 def test_each_magnitude_outcome(original: float, values: list[float], outcome: str) -> None:
     s = _size(original, values)
     assert s.outcome == outcome and s.comparable
+    ours = s.ours.format("en", interval=False)
+    assert s.text().en == f"{sizes.OUTCOME[outcome].en}: ours {ours} vs original {original:+g}\u00a0%"
     if outcome == sizes.SAME:
-        assert s.ratio is None and s.text().en == "same size (original +69.9\u00a0%)"
-        # on the chapter's page, with the estimate it rests on: the runs since the size's registration
-        assert s.text(full=True).en.startswith(f"same size (original +69.9\u00a0%); ours {s.ours.format('en')} (the ")
-        assert s.text(full=True).en.endswith(" since the size was registered)")
-    else:  # the ratio of the two effects (log scale of a change), with its interval around it
+        assert s.ratio is None
+    else:  # the ratio of the two effects (log scale of a change), with its interval around it, orders them
         assert s.low <= s.ratio <= s.high
         assert (s.ratio < 1) == (outcome != sizes.LARGER)
-        assert f"{s.ratio:.2f}" in s.text().en and "the original's" in s.text().en
     row = s.as_dict()
     assert set(row) == {"original", "size", "size_ratio", "size_low", "size_high"} and row["original"] == original
+
+
+def test_a_size_says_ours_beside_the_original_and_no_ratio_a_reader_cannot_recompute() -> None:
+    """auto_explain F6 on 11: +48.3 % now, +25.8 % then. On the log scale the effect is 1.72 times
+    the original's, which no reader recomputes from the two numbers (48.3 / 25.8 = 1.87): the
+    text shows the two numbers, in one unit, and no ratio."""
+    s = _size(25.8, [47.0, 49.5, 48.0, 48.8, 48.3, 48.1])
+    assert s.outcome == sizes.LARGER and s.ratio == pytest.approx(1.72, abs=0.02)
+    for lang in ("ja", "en"):
+        pair = SIZE_PAIR.search(s.text()(lang))
+        assert pair and pair.group(2) == pair.group(4) == "%", s.text()(lang)
+        assert pair.group(3) == "+25.8" and pair.group(1) == s.ours.format(lang, interval=False).rstrip("\u00a0%")
+        assert unrecomputable_ratios(s.text()(lang)) == []
+    # the check against such a text fails on a log-scale ratio, and passes a quotient to its precision
+    assert unrecomputable_ratios(f"{s.text().en}: 1.72 × the original's") == ["1.72"]
+    assert unrecomputable_ratios("larger now: ours +48.3 % vs original +25.8 %, 1.87 × it") == []
+
+
+def test_a_size_judged_on_fewer_runs_than_the_verdict_says_so() -> None:
+    """The value shown is the pooled verdict's (the one in the measured column); where the
+    verdict pools runs from before the size's registration, the text names the runs that judge it."""
+    s = dataclasses.replace(_size(25.8, [47.0, 49.5, 48.0, 48.8, 48.3, 48.1]), runs=5, pooled=8)
+    assert s.text().en.endswith("(size judged on the 5 runs since its registration)")
+    assert s.text().ja.endswith("(大きさは登録後の 5 回の実行で判定)")
+    assert unrecomputable_ratios(s.text().en) == unrecomputable_ratios(s.text().ja) == []
+    assert s.fewer_runs and s.text(runs=False).en == s.text().en.removesuffix(f" ({s.since().en})")
 
 
 def test_a_ratio_compares_effects_on_the_log_scale() -> None:
@@ -103,3 +130,24 @@ def test_repro_register_refuses_a_bad_size_with_one_line(tmp_path: Path, monkeyp
     lines = capsys.readouterr().err.strip().splitlines()
     assert lines == [f"error: fdw {fid}: the original number of check 1 is in '%', its measure in '×'"]
     assert (package / claims.FILE).read_text(encoding="utf-8") == before, "nothing registered"
+
+
+def test_auto_explains_originals_are_its_published_latencies_rounded() -> None:
+    """An original's number is the same wherever it appears: every change in % that auto_explain
+    states as the original's (the findings' original column, sizes.toml) is a quotient of two
+    latencies of one table of original.toml, rounded to the decimals shown, as the page's
+    tables compute it (F7's every option: +1.8 %, which the source's text cuts to 1.7 %)."""
+    chapter = registry.get("auto_explain")
+    latencies = [t for t in chapter.original.values() if isinstance(t, dict) and all(
+        isinstance(x, float) for x in t.values())]
+    changes = [(a / b - 1) * 100 for t in latencies for a in t.values() for b in t.values() if a != b]
+    declared = sizes.parse(chapter)
+    stated = [(f.id, text) for f in chapter.findings for text in (f.original.ja, f.original.en)] + \
+             [(fid, text) for fid, d in declared.items() for text in d.texts]
+    wrong = []
+    for fid, text in stated:
+        for m in re.finditer(r"([+\-−]\d+\.(\d+))\s?%", text):
+            value = float(m.group(1).replace("−", "-"))
+            if not any(round(c, len(m.group(2))) == value for c in changes):
+                wrong.append(f"{fid}: {m.group(0)}")
+    assert len(stated) > 10 and not wrong, wrong

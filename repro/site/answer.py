@@ -1,27 +1,42 @@
-"""The front page's first screen (repro-answer): what holds on the default major, claim by
-claim of the originals, grouped as holds / does not hold / changed since / undecided /
-can't run here, each with its chapter's link; a finding that a later major changes says so
-beside its verdict on this one."""
+"""The front page's first screen (repro-answer): a one-line tally of the originals' claims on
+the default major (holds, does not hold, changed, cannot run here, undecided), then the
+claims grouped by their pooled verdict, what does not hold first. Each item names its
+chapter by its short name and links to the finding's row on the chapter page; one that does
+not hold says why, in a few words; a finding that a later major changes says so."""
 from __future__ import annotations
 
 from docutils import nodes
 
 from .. import majors, registry
+from ..chapter import Chapter
 from ..text import Text
-from ..verdict import CHANGED, CONTRADICTED, INCONCLUSIVE, NOT_APPLICABLE, ORIGINAL, PARTIAL, REPRODUCED, Verdict
+from ..verdict import (CHANGED, CONTRADICTED, INCONCLUSIVE, NOT_APPLICABLE, ORIGINAL, PARTIAL, REPRODUCED, Finding,
+                       Verdict)
 from . import store
-from .nodes import Directive, doc_link
+from .expectations import expectation_note
+from .nodes import Directive, doc_link, finding_link, has_findings_table, para
 from .words import WORDS
 
+# the groups as the page lists them, what does not hold first; the tally counts them in TALLY's order
 GROUPS = [
-    (REPRODUCED, Text("成り立つ", "Holds")),
-    (PARTIAL, Text("測った種類では成り立つ", "Holds for the kinds measured")),
     (CONTRADICTED, Text("成り立たない", "Does not hold")),
-    (CHANGED, Text("その後のメジャーで変わった", "Changed since")),
+    (CHANGED, Text("その後のメジャーで変わった", "Changed since the original")),
+    (NOT_APPLICABLE, Text("ここでは確かめられない", "Cannot run here")),
     (INCONCLUSIVE, Text("まだ決まらない", "Undecided")),
-    (NOT_APPLICABLE, Text("ここでは確かめられない", "Can't run here")),
+    (PARTIAL, Text("測った種類では成り立つ", "Holds for the kinds measured")),
+    (REPRODUCED, Text("成り立つ", "Holds")),
 ]
+TALLY = (REPRODUCED, PARTIAL, CONTRADICTED, CHANGED, NOT_APPLICABLE, INCONCLUSIVE)
+TALLY_HEAD = Text("原典の主張 {n} 件は PostgreSQL {major} でいまも成り立つか: ",
+                  "Do the originals' {n} claims still hold on PostgreSQL {major}? ")
+TALLY_COUNT = Text("{title} {n} 件", "{title}: {n}")
 CHANGES_IN = Text("{major} で変わる", "changes in {major}")
+NOT_EXPECTED_MEANS = Text(
+    "「この環境では成立を期待しない」主張は、原典と違うこの実験の組み立て (1 台のマシンにすべてのサーバーを載せるなど) "
+    "のために、成り立たないと登録したものです。原典への反証ではなく、`make test` も失敗しません。",
+    "A claim \"not expected to hold here\" was registered as not holding because this experiment is set up "
+    "differently from the original (all servers on one machine, for example): it does not refute the original, "
+    "and `make test` does not fail on it.")
 
 
 def later_change(name: str, fid: str, major: float, scale: str) -> float | None:
@@ -31,51 +46,111 @@ def later_change(name: str, fid: str, major: float, scale: str) -> float | None:
     return min(later, default=None)
 
 
+def group_id(status: str) -> str:
+    """The anchor of a group of the answer ("answer-contradicted"), which the tally links to."""
+    return "answer-" + status.replace(" ", "-")
+
+
 def group_of(v: Verdict) -> str:
     return v.status if v.status in dict(GROUPS) else INCONCLUSIVE
 
 
+def why_not(v: Verdict) -> Text:
+    """Why a finding does not hold here, in a few words: what its declaration says for one
+    not expected to hold, else the value that failed its threshold."""
+    if v.finding.not_here is not None:
+        return v.finding.not_here
+    c = v.deciding
+    def line(lang: str) -> str:
+        return (f"{c.check.measure.label(lang)}: {c.number().format(lang)} "
+                f"({WORDS['condition'](lang)} {c.check.threshold.text(c.check.measure)(lang)})")
+    return Text(line("ja"), line("en"))
+
+
+def finding_name(chapter: Chapter, fid: str, lang: str, linked: bool) -> nodes.Node:
+    """"auto_explain F3", linked to the finding's row (to the chapter page where that has no
+    findings table)."""
+    text = f"{chapter.short(lang)} {fid}"
+    return finding_link(text, chapter.name, fid) if linked else doc_link(text, f"chapters/{chapter.name}")
+
+
+def notes_of(chapter: Chapter, v: Verdict, later: float | None) -> list[Text]:
+    """What is said in brackets after an item: why a claim is only partly measured, what this
+    machine lacks, a later major's change (that it was not expected to hold here follows them:
+    expectations.expectation_note)."""
+    notes = []
+    if v.status == PARTIAL and v.reason is not None:
+        notes.append(v.reason)
+    if v.status == NOT_APPLICABLE and v.lacking is not None:
+        notes.append(v.badge())
+    if later is not None and v.status != CHANGED:
+        notes.append(CHANGES_IN.format(major=majors.name(later)))
+    return notes
+
+
 class AnswerDirective(Directive):
-    """Every claim of the originals on the site's major, grouped by its pooled verdict."""
+    """Every claim of the originals on the site's major: the tally, then the claims grouped
+    by their pooled verdict."""
 
     def build(self) -> list[nodes.Node]:
-        lang, major = self.lang, self.site_major
-        lines: dict[str, list[nodes.Node]] = {status: [] for status, _ in GROUPS}
+        items: dict[str, list[nodes.Node]] = {status: [] for status, _ in GROUPS}
+        unexpected = False  # a claim that does not hold was not expected to
         for name, chapter in registry.chapters().items():
             self.depend_on(name)
-            shown = store.current(name, major, self.scale)
+            shown = store.current(name, self.site_major, self.scale)
             for v in shown.verdicts:
-                if v.finding.kind != ORIGINAL:
-                    continue
-                item = nodes.list_item()
-                p = nodes.paragraph()
-                p += doc_link(f"{chapter.title(lang)} {v.finding.id}", f"chapters/{name}")
-                p += nodes.Text(": " + v.finding.claim(lang))
-                notes = []
-                if v.status == PARTIAL and v.reason is not None:
-                    notes.append(v.reason(lang))
-                if v.status == NOT_APPLICABLE and v.lacking is not None:
-                    notes.append(v.badge()(lang))
-                changes = later_change(name, v.finding.id, major, self.scale)
-                if changes is not None and v.status != CHANGED:
-                    notes.append(CHANGES_IN(lang).format(major=majors.name(changes)))
-                if not v.finding.expected:
-                    notes.append(WORDS["not_expected"](lang).strip("()"))
-                if notes:
-                    p += nodes.inline(text=f" ({'、'.join(notes) if lang == 'ja' else '; '.join(notes)})",
-                                      classes=["repro-reason"])
-                item += p
-                lines[group_of(v)].append(item)
-        out: list[nodes.Node] = []
+                if v.finding.kind == ORIGINAL:
+                    later = later_change(name, v.finding.id, self.site_major, self.scale)
+                    items[group_of(v)].append(self.item(chapter, v, has_findings_table(shown), later))
+                    unexpected |= v.status == CONTRADICTED and not v.finding.expected
+        out: list[nodes.Node] = [self.tally({status: len(found) for status, found in items.items()})]
         for status, title in GROUPS:
-            if not lines[status]:
+            if not items[status]:
                 continue
-            box = nodes.container(classes=["repro-answer", status.replace(" ", "-")])
+            box = nodes.container(classes=["repro-answer", status.replace(" ", "-")], ids=[group_id(status)])
             head = nodes.paragraph(classes=["repro-answer-head"])
-            head += nodes.strong(text=f"{title(lang)} ({len(lines[status])})")
+            head += nodes.strong(text=f"{title(self.lang)} ({len(items[status])})")
             box += head
-            items = nodes.bullet_list()
-            items += lines[status]
-            box += items
+            listed = nodes.bullet_list()
+            listed += items[status]
+            box += listed
+            if status == CONTRADICTED and unexpected:
+                box += para(NOT_EXPECTED_MEANS(self.lang), ["repro-reason"])
             out.append(box)
         return out
+
+    def tally(self, counts: dict[str, int]) -> nodes.paragraph:
+        """One line: how many claims each verdict has, each count linked to its group (a
+        verdict with none too, so that "does not hold 0" is said; "holds for the kinds
+        measured" only where some do)."""
+        p = nodes.paragraph(classes=["repro-tally"])
+        p += nodes.Text(TALLY_HEAD(self.lang).format(major=majors.name(self.site_major), n=sum(counts.values())))
+        titles = dict(GROUPS)
+        for i, status in enumerate(s for s in TALLY if counts[s] or s != PARTIAL):
+            if i:
+                p += nodes.Text(" ")
+            count = nodes.inline(text=TALLY_COUNT(self.lang).format(title=titles[status](self.lang), n=counts[status]),
+                                 classes=["repro-status", status.replace(" ", "-"), "repro-tally-count"])
+            if counts[status]:  # to its group below
+                count = nodes.reference("", "", count, refid=group_id(status), classes=["repro-tally-link"])
+            p += count
+        return p
+
+    def item(self, chapter: Chapter, v: Verdict, linked: bool, later: float | None) -> nodes.list_item:
+        """A claim: its chapter and id, linked to its row. One that does not hold leads with
+        why, the claim on a line of its own under it."""
+        lang = self.lang
+        item = nodes.list_item()
+        p = nodes.paragraph()
+        p += finding_name(chapter, v.finding.id, lang, linked)
+        p += nodes.Text(": ")
+        fails = v.status == CONTRADICTED
+        p += nodes.strong(text=why_not(v)(lang)) if fails else nodes.Text(v.finding.claim(lang))
+        if notes := notes_of(chapter, v, later):
+            p += nodes.inline(text=f" ({Text.join(notes, '、', '; ')(lang)})", classes=["repro-reason"])
+        if not v.finding.expected:
+            p += expectation_note(chapter, v.finding, lang)
+        item += p
+        if fails:
+            item += nodes.paragraph(text=v.finding.claim(lang), classes=["repro-claim-line"])
+        return item

@@ -12,9 +12,11 @@ from ..stats import BETWEEN_RUNS
 from ..text import Number, Text
 from ..verdict import KIND, STOPPED, Finding, Verdict
 from . import store
-from .nodes import (ChapterDirective, badge, details, details_summary, doc_link, para, source_text, table_node,
-                    timestamp, verdict_badge)
-from .revisions import revised_after_note, revisions_block
+from .expectations import expectation_note
+from .nodes import (ChapterDirective, badge, details, details_summary, doc_link, has_findings_table,
+                    note_finding_row, para, source_text, table_node, timestamp, verdict_badge)
+from .revisions import revised_after_note, revisions_block, targets
+from .sources import citation
 from .words import WORDS
 
 
@@ -59,20 +61,20 @@ def _checks_cell(v: Verdict, lang: str) -> nodes.Node:
 
 
 def _original_cell(f: Finding, lang: str) -> nodes.Node:
-    """The original's number, and where in which source it is (linked to the list of sources)."""
+    """The original's number, and where in which source it is: the publication and its
+    table, figure or section, linked to the publication's entry on the sources page."""
     cell = nodes.container()
     cell += nodes.paragraph(text=f.original(lang) if f.original else "—")
-    if f.cite is not None:
+    for cite in f.cites():
         where = nodes.paragraph(classes=["repro-reason"])
-        where += doc_link(f.cite.source, "sources")
-        where += nodes.Text(("、" if lang == "ja" else ", ") + f.cite.where(lang))
+        where += citation(cite.source, cite.where, lang)
         cell += where
     return cell
 
 
 def _size_cell(shown: store.Shown, fid: str, lang: str) -> nodes.Node:
-    """The effect's size beside the original's: the mark and its words, over the runs counted
-    since the size was registered."""
+    """The effect's size beside the original's: the mark, and our pooled value (the one in the
+    measured column) beside the original's (repro/sizes.py)."""
     size = shown.pool.sizes.get(fid) if shown.pool is not None else None
     if size is None:
         return nodes.paragraph(text="—")
@@ -83,11 +85,24 @@ def _size_cell(shown: store.Shown, fid: str, lang: str) -> nodes.Node:
         group += line
         group += para(size.why(lang), ["repro-reason"])
         return group
-    cell = nodes.paragraph(classes=["repro-size", size.outcome.replace(" ", "-")])
+    line = nodes.paragraph(classes=["repro-size", size.outcome.replace(" ", "-")])
     if size.outcome in sizes.MARK:
-        cell += nodes.strong(text=sizes.MARK[size.outcome] + " ")
-    cell += nodes.Text(size.text(full=True)(lang))
+        line += nodes.strong(text=sizes.MARK[size.outcome] + " ")
+    line += nodes.Text(size.text(runs=False)(lang))
+    if not size.fewer_runs or size.judged is None:
+        return line
+    cell = nodes.container()  # the value over the runs that judge the size, collapsed like a run's own
+    cell += line
+    group = details(classes=["repro-size-runs"])
+    summary = details_summary()
+    summary += nodes.Text(size.since()(lang))
+    group += summary
+    group += para(JUDGED(lang).format(value=size.judged.format(lang), k=size.runs), ["repro-reason"])
+    cell += group
     return cell
+
+
+JUDGED = Text("この {k} 回の実行では本ビルド {value}", "ours {value} over those {k} runs")
 
 
 def _pooled_cell(shown: store.Shown, v: Verdict, lang: str) -> nodes.Node:
@@ -123,7 +138,7 @@ class FindingsDirective(ChapterDirective):
 
     def build(self) -> list[nodes.Node]:
         shown = self.shown()
-        if shown.run is None or "unavailable" in shown.run.doc:
+        if not has_findings_table(shown):
             return self.missing()
         lang, chapter = self.lang, self.chapter()
         rows: list[list[Any]] = []
@@ -134,7 +149,7 @@ class FindingsDirective(ChapterDirective):
             claim = nodes.paragraph()
             claim += nodes.strong(text=f.claim(lang))
             if not f.expected:
-                claim += nodes.Text(" " + WORDS["not_expected"](lang))
+                claim += expectation_note(chapter, f, lang)
             verdict = nodes.container()
             badge_line = nodes.paragraph()
             badge_line += verdict_badge(v, lang)
@@ -146,7 +161,8 @@ class FindingsDirective(ChapterDirective):
         table = Table(Text("知見と判定", "Findings and verdicts"),
                       [WORDS[k] for k in ("finding", "claim", "original", "measured", "status", "size", "pooled")],
                       rows, Text.join([WORDS["interval"], WORDS["pooled_note"], sizes.POINT], "", " "))
-        out = table_node(table, lang)
+        ids = [note_finding_row(self.env, chapter.name, v.finding.id) for v in shown.verdicts]
+        out = table_node(table, lang, row_ids=ids)
         out[0]["classes"].append("repro-findings")
         if chapter.machine_bound and shown.pool is not None:
             model = pooling.machine(shown.run.doc) or "?"
@@ -154,7 +170,9 @@ class FindingsDirective(ChapterDirective):
                             + _machine_spread(chapter.name, self.scale, lang), ["repro-table-note"]))
         if shown.pool is not None and shown.pool.left_out:
             out.append(_left_out(shown.pool, lang))
-        return out + revisions_block(chapter, lang)
+        block = revisions_block(chapter, lang)
+        targets(block, self.state.document)
+        return out + block
 
 
 def _machine_spread(name: str, scale: str, lang: str) -> str:

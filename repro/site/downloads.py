@@ -57,7 +57,8 @@ def download_link(env: Any, text: str, path: Path, code: str | None = None) -> n
 
 
 MATRIX_FIELDS = ("chapter", "finding", "kind", "major", "status", "badge", "runs", "rounds", "check", "unit",
-                 "value", "low", "high", "holds_if", "expected", "to_decide", *pooling.SIZE_FIELDS)
+                 "value", "low", "high", "holds_if", "expected", "expected_since", "expected_before_runs", "to_decide",
+                 *pooling.SIZE_FIELDS)
 
 
 class EverythingDirective(Directive):

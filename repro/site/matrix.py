@@ -10,8 +10,10 @@ from sphinx.util.texescape import escape as tex_escape
 from .. import majors, pooling, registry, sizes
 from ..chapter import Table
 from ..text import Text
-from ..verdict import CHANGED, CONTRADICTED, INCONCLUSIVE, KIND, NOT_APPLICABLE, PARTIAL, REPRODUCED, Finding, Verdict
+from ..verdict import (CHANGED, CONTRADICTED, INCONCLUSIVE, KIND, NOT_APPLICABLE, PARTIAL, REPRODUCED, CheckResult,
+                       Finding, Verdict)
 from . import store
+from .expectations import DECLARED_AFTER, PREDICTED, mark_nodes
 from .nodes import (ChapterDirective, Directive, details, details_summary, para, source_text, table_node,
                     verdict_badge)
 from .revisions import revised_after_note
@@ -25,62 +27,100 @@ class MajorsDirective(ChapterDirective):
         name = self.arguments[0]
         self.depend_on(name)
         shown = store.majors(name, self.scale)
-        return [_majors_table(name, shown, self.lang), para(LEGEND(self.lang), ["repro-table-note"]),
-                _differences(name, shown, self.lang)]
+        return [_majors_table(name, shown, self.lang), legend(self.lang), _differences(name, shown, self.lang)]
 
 
 SYMBOL = {REPRODUCED: "✓", PARTIAL: "◐", CONTRADICTED: "✗", CHANGED: "⇄", INCONCLUSIVE: "?", NOT_APPLICABLE: "–"}
-OTHER_COMMIT, STALE = "*", "(!)"  # the legend (matrix.md, chapter pages) explains both
-LEGEND = Text("✓ 再現した、◐ 一部で再現 (測った種類では再現し、測っていない種類がある)、✗ 再現しなかった、⇄ 後のメジャーで変化、? 判定できず、– 対象外。値の前の番号は判定条件の番号です。"
-              "* はこのビルドと別のコミットで測った実行を含むセル、(!) は実験の別の版か別のスケールの実行だけのセルです。"
-              "= ↓ ↑ ⇅ は、効果の大きさが原典と同じ、いまは小さい、いまは大きい、いまは逆向きであることを示します (原典と比べられる知見だけ)。"
-              "セルを開くと、判定、判定条件、95% 信頼区間、プールした実行の数が出ます。",
-              "✓ reproduced, ◐ reproduced in part (on the kinds measured; others were not measured), ✗ contradicted, ⇄ changed in a later major, ? inconclusive, – not applicable. A number "
-              "before a value is the check's. * marks a cell resting on runs made at another commit than this "
-              "build's, (!) one with only a run of another version of the experiment or another scale. = ↓ ↑ ⇅: the "
-              "effect is the same size as the original's, smaller now, larger now, the other way now (comparable "
-              "findings only). Open a "
-              "cell for the verdict, the check, the 95 % interval and the runs pooled.")
+STALE = "(!)"
+# Every symbol a matrix shows, with its meaning: the legend under a chapter's table and at the
+# top of the matrix page (tests/test_site.py checks that it covers the built pages).
+LEGEND: list[tuple[str, Text]] = [
+    (SYMBOL[REPRODUCED], Text("再現した", "reproduced")),
+    (SYMBOL[PARTIAL], Text("一部で再現 (測った種類では再現し、測っていない種類がある)",
+                           "reproduced in part (on the kinds measured; others were not measured)")),
+    (SYMBOL[CONTRADICTED], Text("再現しなかった", "contradicted")),
+    (SYMBOL[CHANGED], Text("後のメジャーで変化", "changed in a later major")),
+    (SYMBOL[INCONCLUSIVE], Text("判定できず", "inconclusive")),
+    (SYMBOL[NOT_APPLICABLE], Text("対象外", "not applicable")),
+    (sizes.MARK[sizes.SAME], Text("効果の大きさが原典と同じ (原典の値がここでの 95% 信頼区間に入る)",
+                                  "the effect is the original's size (its number lies within our 95 % interval)")),
+    (sizes.MARK[sizes.SMALLER], Text("効果がいまは原典より小さい", "the effect is smaller now than the original's")),
+    (sizes.MARK[sizes.LARGER], Text("効果がいまは原典より大きい", "the effect is larger now than the original's")),
+    (sizes.MARK[sizes.REVERSED], Text("効果がいまは原典と逆向き", "the effect goes the other way now")),
+    ("1:", Text("値の判定条件の番号 (1、2、…: 判定条件が複数ある知見)",
+                "the number of the check the value is of (1, 2, …: findings with several checks)")),
+    (STALE, Text("このビルドの実験コードやスケールの実行がなく、実験の別の版か別のスケールの実行だけで判定したセル",
+                 "no run of this build's experiment and scale: judged on a run of another version of the "
+                 "experiment or another scale alone")),
+    (PREDICTED, Text("実行の前に、ここでは成り立たないと予測した知見 (いつかは章の「主張の改訂」)",
+                     "a finding predicted, before any run, not to hold here (when: the chapter's revisions of the claims)")),
+    (DECLARED_AFTER, Text("実行の後で、ここでは成立を期待しないと宣言した知見 (いつ、どの実行の後かは章の「主張の改訂」)",
+                          "a finding declared not expected to hold here after runs of it (when, after which runs: the "
+                          "chapter's revisions of the claims)")),
+    ("—", Text("結果なし", "no result")),
+]
+LEGEND_NOTE = Text("各セルは判定と、1 つの判定条件の値 (単位つき) とその大きさの印を示します。その判定条件は判定を決めたもの "
+                   "(判定できなかった知見では区間が閾値をまたいだもの) で、すべての判定条件で再現した知見では効果の大きさが"
+                   "原典からいちばん離れたものです。大きさの印は、原典と比べられる知見だけに付きます。"
+                   "セルを開くと、判定、判定条件、95% 信頼区間、プールした実行の数が出ます。",
+                   "Each cell shows the verdict, and the value of one check (with its unit) and that same "
+                   "check's size mark: the check that gave the verdict (for an inconclusive finding, the one whose "
+                   "interval straddles its threshold); where every check held, the one whose size is furthest from "
+                   "the original's. Size marks appear on comparable findings only. Open a cell for the verdict, "
+                   "the check, the 95 % interval and the runs pooled.")
 
 
-def marks(shown: store.Shown) -> str:
-    """"*" on a cell resting on a run made at another commit than this build's code; "(!)"
-    on one whose run is of another experiment or scale (shown alone)."""
-    runs = shown.pool.runs if shown.pool is not None else [shown.run]
-    here = store.this_commit()
-    other = any((r.doc["provenance"].get("git") or {}).get("commit") != here for r in runs)
-    return STALE if shown.why is not None else OTHER_COMMIT if other else ""
+def legend(lang: str) -> nodes.Node:
+    """The matrix's legend: each symbol with its meaning, then how a cell picks its check."""
+    box = nodes.container(classes=["repro-legend", "repro-table-note"])
+    pairs = nodes.paragraph()
+    for i, (symbol, meaning) in enumerate(LEGEND):
+        if i:
+            pairs += nodes.Text("、" if lang == "ja" else "; ")
+        pairs += nodes.inline(text=symbol, classes=["repro-legend-symbol"])
+        pairs += nodes.Text(f" {meaning(lang)}")
+    pairs += nodes.Text("。" if lang == "ja" else ".")
+    box += pairs
+    box += para(LEGEND_NOTE(lang))
+    return box
+
+
+def cell_check(shown: store.Shown, v: Verdict) -> tuple[CheckResult | None, sizes.Size | None]:
+    """The one check a cell shows and its size: the value and the size mark of the same
+    check (pooling.Pool.shown_check); a run shown alone has no size."""
+    if shown.pool is None:
+        return v.deciding, None
+    return shown.pool.shown_check(v), shown.pool.sizes.get(v.finding.id)
 
 
 def _matrix_cell(shown: store.Shown, fid: str, lang: str) -> nodes.Node:
     """A compact cell: the verdict as a symbol (its name for screen readers and on hover),
-    the deciding value with its unit (and the check's number, where a finding has several),
-    the marks; opening it shows the verdict, the value's interval and the runs it pools."""
+    the value of the check it is shown by with its unit (and the check's number, where a
+    finding has several) and that check's size mark; opening it shows the verdict, the
+    value's interval and the runs it pools."""
     if shown.run is None:
         return nodes.paragraph(text=WORDS["no_result"](lang))
     if "unavailable" in shown.run.doc:
         return para(Text(**shown.run.doc["unavailable"])(lang), ["repro-reason"])
     v = next(v for v in shown.verdicts if v.finding.id == fid)
     badge_text = v.badge()(lang)
-    c = v.deciding
-    number = c.number() if c is not None else None
-    which = f"{list(v.checks).index(c) + 1}: " if c is not None and len(v.checks) > 1 else ""
+    c, size = cell_check(shown, v)
+    which = f"{v.checks.index(c) + 1}: " if c is not None and len(v.checks) > 1 else ""
     cell = details(classes=["repro-cell"])
     line = details_summary()
     status = v.status.replace(" ", "-")
-    line += nodes.raw("", f'<span class="repro-symbol repro-status {status}" role="img" '
-                          f'aria-label="{html.escape(badge_text, quote=True)}" '
-                          f'title="{html.escape(badge_text, quote=True)}">{SYMBOL[v.status]}</span>', format="html")
+    line += _span(SYMBOL[v.status], badge_text, f"repro-symbol repro-status {status}")
     line += nodes.raw("", tex_escape(badge_text), format="latex")  # the PDF: the verdict's name
-    if mark := marks(shown):
-        line += nodes.inline(text=f" {mark}", classes=["repro-mark"])
-    size = shown.pool.sizes.get(fid) if shown.pool is not None else None
-    if size is not None and size.outcome in sizes.MARK:  # the size beside the original's
-        words = html.escape(size.text()(lang), quote=True)
-        line += nodes.raw("", f' <span class="repro-size-mark" role="img" aria-label="{words}" title="{words}">'
-                              f'{sizes.MARK[size.outcome]}</span>', format="html")
-    if number is not None:
-        line += nodes.inline(text=f" {which}{number.format(lang, interval=False)}", classes=["repro-key-value"])
+    if shown.why is not None:
+        line += nodes.inline(text=f" {STALE}", classes=["repro-mark"])
+    line += mark_nodes(shown.run.chapter, v.finding, lang)
+    if size is not None and size.comparable:  # the same check's size beside the original's
+        line += nodes.Text(" ")
+        line += _span(sizes.MARK[size.outcome], size.text()(lang), "repro-size-mark")
+    if c is not None:
+        value = f"{which}{c.number().format(lang, interval=False)}"
+        line += _span(value, c.check.measure.label(lang), "repro-key-value", role=None)
+        line += nodes.raw("", " " + tex_escape(value), format="latex")
     cell += line
     head = nodes.paragraph()
     head += verdict_badge(v, lang)
@@ -94,6 +134,13 @@ def _matrix_cell(shown: store.Shown, fid: str, lang: str) -> nodes.Node:
     if shown.pool is None:
         cell += revised_after_note(shown.run, fid, lang)
     return cell
+
+
+def _span(text: str, title: str, classes: str, role: str | None = "img") -> nodes.raw:
+    """An HTML span whose meaning shows on hover (and, as a symbol, to screen readers)."""
+    words = html.escape(title, quote=True)
+    named = f' role="{role}" aria-label="{words}"' if role else ""
+    return nodes.raw("", f'<span class="{classes}"{named} title="{words}">{html.escape(text)}</span>', format="html")
 
 
 def _finding_cell(f: Finding, lang: str) -> nodes.Node:
@@ -179,7 +226,7 @@ class MatrixDirective(Directive):
     """The version matrix: for every chapter, its findings on every major with a result."""
 
     def build(self) -> list[nodes.Node]:
-        out: list[nodes.Node] = []
+        out: list[nodes.Node] = [legend(self.lang)]
         for name in registry.chapters():
             self.depend_on(name)
             section_title = nodes.rubric(text=registry.get(name).title(self.lang))

@@ -8,6 +8,7 @@ from typing import Any
 
 from docutils import nodes
 from sphinx import addnodes
+from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.docutils import SphinxDirective
 
 from .. import majors, registry
@@ -46,6 +47,51 @@ def doc_link(text: str, docname: str) -> addnodes.pending_xref:
                                 refexplicit=True, refwarn=True)
     ref += nodes.inline(text=text)
     return ref
+
+
+def finding_anchor(name: str, fid: str) -> str:
+    """A finding's row on its chapter page (and in the front page's ledger): ASCII, the same
+    in both languages ("auto_explain-f3")."""
+    return f"{name}-{fid.lower()}"
+
+
+def note_finding_row(env: Any, name: str, fid: str) -> str:
+    """The finding's row on this page as a target other pages link to (`finding_link`)."""
+    anchor = finding_anchor(name, fid)
+    env.get_domain("std").note_hyperlink_target(anchor, env.docname, anchor, f"{name} {fid}")
+    return anchor
+
+
+def finding_link(text: str, name: str, fid: str) -> addnodes.pending_xref:
+    """A link to a finding's row on its chapter page, which every builder resolves."""
+    ref = addnodes.pending_xref("", refdomain="std", reftype="ref", reftarget=finding_anchor(name, fid),
+                                refexplicit=True, refwarn=True)
+    ref += nodes.inline(text=text)
+    return ref
+
+
+class TargetsInLatex(SphinxPostTransform):
+    """LaTeX labels neither a table row nor a container: there their ids move to a target at
+    the start of their content, so that a link to a finding's row (finding_link) or to a
+    group of the front page's answer lands in the PDF too."""
+
+    default_priority = 200
+    formats = ("latex",)
+
+    def run(self, **kwargs: Any) -> None:
+        for node in list(self.document.findall(lambda n: isinstance(n, (nodes.row, nodes.container)))):
+            if not node["ids"] or not len(node) or node.get("literal_block"):  # a code block's caption labels it
+                continue
+            # a row: into its first cell's first paragraph
+            into = node[0] if isinstance(node, nodes.row) else node
+            into = into[0] if len(into) and isinstance(into[0], nodes.TextElement) else into
+            into.insert(0, nodes.target(ids=node["ids"]))
+            node["ids"] = []
+
+
+def has_findings_table(shown: store.Shown) -> bool:
+    """Whether the chapter page shows the findings table (and so the findings' rows)."""
+    return shown.run is not None and "unavailable" not in shown.run.doc
 
 
 def badge(status: str, lang: str, stale: bool = False, label: Text | None = None) -> nodes.inline:
@@ -104,8 +150,10 @@ def _cell(value: Any, lang: str) -> nodes.Node:
     return nodes.paragraph(text="—" if value is None else str(value))
 
 
-def table_node(table: Table, lang: str, widths: list[int] | None = None) -> list[nodes.Node]:
-    """A docutils table with a caption (numbered by numfig), and its note below."""
+def table_node(table: Table, lang: str, widths: list[int] | None = None,
+               row_ids: list[str] | None = None) -> list[nodes.Node]:
+    """A docutils table with a caption (numbered by numfig), and its note below; `row_ids`:
+    an id for each body row (a link's target)."""
     node = nodes.table(classes=["repro-table"] + (["colwidths-given"] if widths else []))
     node += nodes.title(text=table.caption(lang))
     group = nodes.tgroup(cols=len(table.columns))
@@ -115,9 +163,10 @@ def table_node(table: Table, lang: str, widths: list[int] | None = None) -> list
     head, body = nodes.thead(), nodes.tbody()
     group += head
     group += body
-    for part, rows in ((head, [table.columns]), (body, table.rows)):
-        for row in rows:
-            tr = nodes.row()
+    ids = row_ids or [""] * len(table.rows)
+    for part, rows, idents in ((head, [table.columns], [""]), (body, table.rows, ids)):
+        for row, ident in zip(rows, idents):
+            tr = nodes.row(ids=[ident] if ident else [])
             for value in row:
                 entry = nodes.entry()
                 entry += _cell(value, lang)

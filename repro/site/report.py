@@ -9,14 +9,16 @@ from typing import Any
 from docutils import nodes
 
 from .. import majors, pooling, registry, sizes
-from ..chapter import Table
+from ..chapter import Chapter, Table
 from ..text import Number, Text
 from ..verdict import (CHANGED, CONTRADICTED, INCONCLUSIVE, KINDS, MECHANISM, NOT_APPLICABLE, ORIGINAL, PARTIAL,
                        REPORT, REPRODUCED, SANITY, Verdict)
-from . import store
-from .answer import CHANGES_IN, later_change
-from .nodes import Directive, details, details_summary, doc_link, para, table_node, verdict_badge
+from . import expectations, store
+from .answer import CHANGES_IN, finding_name, later_change
+from .nodes import (Directive, details, details_summary, doc_link, finding_anchor, finding_link, has_findings_table,
+                    para, table_node, verdict_badge)
 from .provenance import PROVENANCE, provenance_values
+from .sources import Source, anchor, sources
 from .words import STATUS, WORDS
 
 
@@ -36,7 +38,7 @@ class LedgerDirective(Directive):
             line += nodes.strong(text=chapter.title(lang))
             link = nodes.paragraph()
             link += nodes.Text(WORDS["chapter_page"](lang))
-            link += doc_link(chapter.title(lang), f"chapters/{name}")
+            link += doc_link(chapter.short(lang), f"chapters/{name}")
             if shown.run is None:
                 line += nodes.Text(f" — {WORDS['no_result'](lang)}")
                 group += [line, link]
@@ -45,13 +47,16 @@ class LedgerDirective(Directive):
             mark = shown.why is not None
             counts: dict[str, int] = {}
             rows: list[list[Any]] = []
+            linked = has_findings_table(shown)
             for v in shown.verdicts:
                 cell = nodes.paragraph()
                 cell += verdict_badge(v, lang, stale=mark)
                 claim = nodes.paragraph(text=v.finding.claim(lang))
                 if not v.finding.expected:
-                    claim += nodes.Text(" " + WORDS["not_expected"](lang))
-                rows.append([v.finding.id, claim, cell])
+                    claim += expectations.expectation_note(chapter, v.finding, lang)
+                ident = nodes.paragraph()
+                ident += finding_link(v.finding.id, name, v.finding.id) if linked else nodes.Text(v.finding.id)
+                rows.append([ident, claim, cell])
                 counts[bucket(v)] = counts.get(bucket(v), 0) + 1
             line += nodes.Text(" — " + WORDS["ledger_counts"](lang).format(n=len(rows)))
             for i, status in enumerate(s for s in ORDER if counts.get(s)):
@@ -61,7 +66,7 @@ class LedgerDirective(Directive):
             if mark:
                 line += nodes.Text(" (!)")
             table = table_node(Table(Text("", ""), [WORDS["finding"], WORDS["claim"], WORDS["status"]], rows),
-                               lang, [8, 72, 20])[0]
+                               lang, [8, 72, 20], [finding_anchor(name, v.finding.id) for v in shown.verdicts])[0]
             table.remove(table[0])  # the group's line names it: no caption, no number
             table["classes"].append("repro-ledger")
             group += [line, link, table]
@@ -79,10 +84,22 @@ ORDER = (REPRODUCED, PARTIAL, CONTRADICTED, CHANGED, pooling.DIFFERS, pooling.PA
          OTHER_MAJORS, "missing")
 
 
+# "does not hold" of a finding not expected to hold here, split into the counts' rows under it:
+# predicted before any run, or declared after runs (or at a time the register does not say)
+SPLIT = ("predicted", "declared after runs")
+
+
 BUCKETS = {**STATUS, OTHER_MAJORS: Text("他のメジャーが対象", "applies to other majors"),
            pooling.DIFFERS: Text("メジャーで判定が分かれる", "decided differently by major"),
            pooling.PARTLY: Text("一部のメジャーで判定できず", "undecided on some majors"),
-           "missing": WORDS["no_result"]}
+           "missing": WORDS["no_result"],
+           SPLIT[0]: Text("うち、実行の前に成り立たないと予測", "of which predicted before any run"),
+           SPLIT[1]: Text("うち、実行の後で成立を期待しないと宣言", "of which declared not expected after runs")}
+
+
+def _split(shown: list[str]) -> list[str]:
+    """The counts' rows: "contradicted" followed by its split."""
+    return [x for s in shown for x in ((s, *SPLIT) if s == CONTRADICTED else (s,))]
 
 
 # the kinds as the counts' columns name them (short: four columns fit a phone)
@@ -112,10 +129,10 @@ class SummaryDirective(Directive):
 
     def build(self) -> list[nodes.Node]:
         lang = self.lang
-        here: dict[str, dict[str, int]] = {k: dict.fromkeys(ORDER, 0) for k in KINDS}
-        over: dict[str, dict[str, int]] = {k: dict.fromkeys(ORDER, 0) for k in KINDS}
-        changed: list[Text] = []  # changed on the site's major
-        later: list[Text] = []  # holding here, changed on a later major
+        here: dict[str, dict[str, int]] = {k: dict.fromkeys(ORDER + SPLIT, 0) for k in KINDS}
+        over: dict[str, dict[str, int]] = {k: dict.fromkeys(ORDER + SPLIT, 0) for k in KINDS}
+        changed: list[Listed] = []  # changed on the site's major
+        later: list[Listed] = []  # holding here, changed on a later major
         stored = False
         for name, chapter in registry.chapters().items():
             self.depend_on(name)
@@ -125,18 +142,23 @@ class SummaryDirective(Directive):
             by_major = {m: {v.finding.id: v for v in s.verdicts}
                         for m, s in store.majors(name, self.scale).items() if s.verdicts}
             for f in chapter.findings:
-                here[f.kind][bucket(now[f.id]) if f.id in now else "missing"] += 1
-                over[f.kind][across({m: vs[f.id] for m, vs in by_major.items()}) if by_major else "missing"] += 1
-                link = f"{chapter.title(lang)} {f.id}"
+                for counts, status in ((here, bucket(now[f.id]) if f.id in now else "missing"),
+                                       (over, across({m: vs[f.id] for m, vs in by_major.items()})
+                                        if by_major else "missing")):
+                    counts[f.kind][status] += 1
+                    if status == CONTRADICTED and not f.expected:  # predicted, or declared after runs
+                        counts[f.kind][SPLIT[0 if expectations.of(chapter, f).before_runs else 1]] += 1
+                linked = has_findings_table(shown)
                 if f.id in now and now[f.id].status == CHANGED:
-                    changed.append(Text(f"{link}: {f.claim.ja} — {now[f.id].reason.ja}",
-                                        f"{link}: {f.claim.en} — {now[f.id].reason.en}"))
+                    changed.append((chapter, f.id, linked, Text(f"{f.claim.ja} — {now[f.id].reason.ja}",
+                                                                f"{f.claim.en} — {now[f.id].reason.en}")))
                 elif (major := later_change(name, f.id, self.site_major, self.scale)) is not None:
                     badge = now[f.id].badge() if f.id in now else WORDS["no_result"]
-                    later.append(Text(f"{link}: {f.claim.ja} — {majors.name(self.site_major)} では「{badge.ja}」、"
-                                      f"{CHANGES_IN.ja.format(major=majors.name(major))}",
-                                      f"{link}: {f.claim.en} — {badge.en} on {majors.name(self.site_major)}; "
-                                      f"{CHANGES_IN.en.format(major=majors.name(major))}"))
+                    later.append((chapter, f.id, linked,
+                                  Text(f"{f.claim.ja} — {majors.name(self.site_major)} では「{badge.ja}」、"
+                                       f"{CHANGES_IN.ja.format(major=majors.name(major))}",
+                                       f"{f.claim.en} — {badge.en} on {majors.name(self.site_major)}; "
+                                       f"{CHANGES_IN.en.format(major=majors.name(major))}")))
         out: list[nodes.Node] = []
         shown = [s for s in ORDER if any(counts[k][s] for counts in (here, over) for k in KINDS)
                  or s in (REPRODUCED, CONTRADICTED, CHANGED, INCONCLUSIVE)]  # a column of zeros says nothing
@@ -144,27 +166,40 @@ class SummaryDirective(Directive):
                   (over, WORDS["summary_over"]))
         for i, (counts, caption) in enumerate(tables):
             # a row per verdict, a column per kind of finding: narrow enough for a phone
-            rows: list[list[Any]] = [[BUCKETS[s], *(Number(counts[k][s], "", 0) for k in KINDS)] for s in shown]
-            rows.append([WORDS["total"], *(Number(sum(counts[k].values()), "", 0) for k in KINDS)])
+            rows: list[list[Any]] = [[BUCKETS[s], *(Number(counts[k][s], "", 0) for k in KINDS)]
+                                     for s in _split(shown)]
+            rows.append([WORDS["total"], *(Number(sum(counts[k][s] for s in ORDER), "", 0) for k in KINDS)])
             last = i == len(tables) - 1  # the note explains both tables: once, after the last
             table = Table(caption, [WORDS["status"], *(KIND_SHORT[k] for k in KINDS)], rows,
                           WORDS["summary_note"] if last else None)
             built = table_node(table, lang)
             built[0]["classes"].append("repro-summary")
             out += built
-        for heading, texts in ((WORDS["changed_list"].format(major=majors.name(self.site_major)), changed),
-                               (WORDS["later_list"].format(major=majors.name(self.site_major)), later)):
+        for heading, listed in ((WORDS["changed_list"].format(major=majors.name(self.site_major)), changed),
+                                (WORDS["later_list"].format(major=majors.name(self.site_major)), later)):
             out.append(nodes.rubric(text=heading(lang)))
             items = nodes.bullet_list(classes=["repro-changed-list"])
-            for text in texts or [WORDS["none_changed"]]:
+            lines = [finding_line(*one, lang) for one in listed]
+            for line in lines or [nodes.paragraph(text=WORDS["none_changed"](lang))]:
                 item = nodes.list_item()
-                item += nodes.paragraph(text=text(lang))
+                item += line
                 items += item
             out.append(items)
         out += _sizes(self.site_major, self.scale, lang)
         if stored:
             out.append(para(WORDS["summary_stored"](lang), ["repro-source"]))
         return out
+
+
+Listed = tuple[Chapter, str, bool, Text]  # a finding in a list: its chapter, id, whether its row is there, words
+
+
+def finding_line(chapter: Chapter, fid: str, linked: bool, text: Text, lang: str) -> nodes.paragraph:
+    """"auto_explain F3: <text>", the name linked to the finding's row."""
+    p = nodes.paragraph()
+    p += finding_name(chapter, fid, lang, linked)
+    p += nodes.Text(": " + text(lang))
+    return p
 
 
 LARGEST = 3  # the largest changes of size the front page names
@@ -207,10 +242,9 @@ def _sizes(major: float, scale: str, lang: str) -> list[nodes.Node]:
         items = nodes.bullet_list(classes=["repro-size-list"])
         for name, f, size in changes[:LARGEST]:
             item = nodes.list_item()
-            p = nodes.paragraph()
-            p += doc_link(f"{registry.get(name).title(lang)} {f.id}", f"chapters/{name}")
-            p += nodes.Text(f": {f.claim(lang)} — {sizes.MARK[size.outcome]} {size.text()(lang)}")
-            item += p
+            words = Text(f"{f.claim.ja} — {sizes.MARK[size.outcome]} {size.text().ja}",
+                         f"{f.claim.en} — {sizes.MARK[size.outcome]} {size.text().en}")
+            item += finding_line(registry.get(name), f.id, True, words, lang)
             items += item
         out.append(items)
     return out
@@ -240,44 +274,74 @@ class EnvironmentDirective(Directive):
 
 
 class SourcesDirective(Directive):
-    """Every source publication, from the chapters' original.toml files, with the chapters
-    that reproduce it."""
+    """Every source publication, one entry each under its anchor (`source-004`), which every
+    citation links to: who published it, its title and date, its public address or why it
+    has none, what it measures and the chapters that reproduce it."""
 
     def build(self) -> list[nodes.Node]:
-        lang = self.lang
-        sources: dict[str, tuple[dict[str, Any], list[str]]] = {}
-        for name, chapter in registry.chapters().items():
+        for chapter in registry.chapters().values():
             self.env.note_dependency(str(chapter.package / "original.toml"))
-            for source in chapter.original.get("sources", []):
-                sources.setdefault(source["id"], (source, []))[1].append(name)
-        rows: list[list[Any]] = []
-        for ident, (source, names) in sorted(sources.items()):  # by number
-            title = nodes.paragraph()
-            title += (nodes.reference("", source["title"], refuri=source["url"]) if source["url"]
-                      else nodes.Text(source["title"]))
-            if source.get("english"):
-                title += nodes.Text(" (" + source["english"] + ")")
-            if source.get("note"):
-                title += nodes.Text(" (" + Text(**source["note"])(lang) + ")")
-            chapters = nodes.paragraph()
-            for i, name in enumerate(names):
-                if i:
-                    chapters += nodes.Text(", ")
-                chapters += doc_link(name, f"chapters/{name}")
-            date = source["date"] or "—"
-            if source.get("date_inferred"):
-                date = WORDS["inferred"].format(date=date)
-            rows.append([ident, title, Text(**source["by"]), date, Text(**source["subject"]), chapters])
-        table = Table(Text("原典", "Sources"), [SOURCE_NUMBER, Text("題名", "Title"), Text("著者・組織", "Author"),
-                                                Text("日付", "Date"), Text("対象", "Subject"),
-                                                WORDS["chapter"]], rows,
-                      Text("章のページとその章のファイルのコメントは、原典をこの番号で呼びます。",
-                           "Chapter pages, and the comments in the chapters' files, name a source by this number."))
-        return table_node(table, lang, [7, 31, 17, 11, 22, 12])
+        return [self._entry(source) for source in sources().values()]
+
+    def _entry(self, source: Source) -> nodes.section:
+        lang, entry = self.lang, source.entry
+        name = anchor(source.id)
+        section = nodes.section(ids=[name], names=[name], classes=["repro-source-entry"])
+        self.state.document.note_explicit_target(section)
+        title = entry["title"] + (f" ({entry['english']})" if entry.get("english") and lang == "en" else "")
+        section += nodes.title(text=title)
+        date = entry["date"] + (f" ({Text(**entry['date_note'])(lang)})" if entry.get("date_note") else "")
+        chapters = nodes.paragraph()
+        for i, chapter in enumerate(source.chapters):
+            chapters += nodes.Text(("、" if lang == "ja" else ", ") if i else "")
+            chapters += doc_link(registry.get(chapter).title(lang), f"chapters/{chapter}")
+        fields = [(SOURCE_WORDS["by"], nodes.paragraph(text=Text(**entry["by"])(lang))),
+                  (SOURCE_WORDS["date"], nodes.paragraph(text=date)),
+                  (SOURCE_WORDS["address"], _address(entry, lang)),
+                  (SOURCE_WORDS["subject"], nodes.paragraph(text=Text(**entry["subject"])(lang))),
+                  (SOURCE_WORDS["cited_as"], nodes.paragraph(
+                      text=SOURCE_WORDS["cited_as_value"](lang).format(short=source.short(lang), id=source.id))),
+                  (SOURCE_WORDS["chapters"], chapters)]
+        if entry.get("note"):
+            fields.append((SOURCE_WORDS["note"], nodes.paragraph(text=Text(**entry["note"])(lang))))
+        section += _field_list(fields, lang)
+        return section
 
 
-SOURCE_NUMBER = Text("番号", "No.")
+def _address(entry: dict[str, Any], lang: str) -> nodes.paragraph:
+    """The publication's own address; where none was found, a sentence that says so, and the
+    author's or publisher's site where the publication can be looked for."""
+    if entry["url"]:
+        cell = nodes.paragraph(classes=["repro-source-address"])
+        cell += nodes.reference("", entry["url"], refuri=entry["url"])
+        return cell
+    cell = nodes.paragraph(text=Text(**entry["no_url"])(lang), classes=["repro-no-address"])
+    if site := entry.get("site"):
+        cell += nodes.Text(" ")
+        cell += nodes.reference("", Text(site["ja"], site["en"])(lang), refuri=site["url"])
+    return cell
 
 
-def source_ids() -> set[str]:
-    return {s["id"] for c in registry.chapters().values() for s in c.original.get("sources", [])}
+def _field_list(fields: list[tuple[Text, nodes.Node]], lang: str) -> nodes.field_list:
+    out = nodes.field_list()
+    for label, body in fields:
+        field = nodes.field()
+        field += nodes.field_name(text=label(lang))
+        field_body = nodes.field_body()
+        field_body += body
+        field += field_body
+        out += field
+    return out
+
+
+SOURCE_WORDS = {
+    "by": Text("著者・サイト", "Author or site"),
+    "date": Text("日付", "Date"),
+    "address": Text("アドレス", "Address"),
+    "subject": Text("対象", "Subject"),
+    "cited_as": Text("この報告での呼び方", "Cited here as"),
+    "cited_as_value": Text("{short} (番号 {id}: 章のファイルのコメントはこの番号で呼びます)",
+                           "{short} (number {id}, by which the comments in the chapters' files name it)"),
+    "chapters": Text("章", "Chapters"),
+    "note": Text("注", "Note"),
+}

@@ -11,6 +11,7 @@ from ..chapter import Chapter, Run, Table
 from ..text import Text
 from ..verdict import KIND
 from . import store
+from .expectations import after_text, row_id
 from .nodes import para, table_node
 from .words import WORDS
 
@@ -58,34 +59,86 @@ def _revision_change(r: dict[str, Any], lang: str) -> str | None:
                      for k, v in new.items() if k != "claim_ja") or WORDS[r["what"]](lang)
 
 
+FIRST = ("registered", "declared")  # a finding's first declaration, and the register's start
+DECLARED_SHOWN = ("expected", "holds_if", "requires")  # what a first declaration's row shows
+
+
+def _declared_change(r: dict[str, Any], lang: str) -> str | None:
+    """A first declaration as its row shows it: the expected flag, thresholds and requirements
+    (None when the Japanese page has no Japanese for them)."""
+    new = r.get("new_ja") if lang == "ja" else r["new"]
+    if new is None:
+        return None
+    parts = [f"{REVISED_FIELDS[k](lang)}: {_revision_value(k, new[k], lang)}" for k in DECLARED_SHOWN if k in new]
+    return f"{WORDS['declared'](lang)}: " + ("。" if lang == "ja" else "; ").join(parts)
+
+
+def _shown(r: dict[str, Any], index: int, set_flag: int | None) -> bool:
+    """Every revision; a first declaration where it matters: the one that set a flag "not
+    expected" the finding still has, or one made after runs (or at a time not recorded)."""
+    if r["what"] not in FIRST:
+        return True
+    return index == set_flag or (r["what"] == "declared" and r.get("after") != claims.BEFORE_ANY_RUN)
+
+
 def revisions_block(chapter: Chapter, lang: str) -> list[nodes.Node]:
-    """The register's revisions of this chapter's claims (first registrations aside), in the
-    page's language; the English record stands in where a revision has no Japanese."""
+    """The register's revisions of this chapter's claims (first declarations where they
+    matter), in the page's language, each row with an id the notes link to; the English
+    record stands in where a revision has no Japanese."""
     rows: list[list[Any]] = []
+    ids: list[str] = []
     first = None
     english = False  # some row of the Japanese page shows the English record
-    for fid, entry in sorted(claims.load(chapter).items(), key=lambda kv: finding_order(kv[0])):
-        for r in entry.get("revisions", []):
+    register = claims.load(chapter)
+    expected = {f.id: f.expected for f in chapter.findings}
+    for fid, entry in sorted(register.items(), key=lambda kv: finding_order(kv[0])):
+        flag = expected.get(fid, entry.get("expected", True))
+        set_flag = None if flag else claims.expectation(register, fid, flag).revision
+        for i, r in enumerate(entry.get("revisions", [])):
             if r["what"] == "registered":
                 first = min(first or r["date"], r["date"])
+            if not _shown(r, i, set_flag):
                 continue
-            change = _revision_change(r, lang)
+            change = (_declared_change if r["what"] in FIRST else _revision_change)(r, lang)
             why = r.get("why_ja") if lang == "ja" else r["why"]
             if change is None or not why:
                 english = True
-                change, why = change or _revision_change(r, "en"), why or r["why"]
-            rows.append([fid, r["date"][:10], change, why])
+                change = change or (_declared_change if r["what"] in FIRST else _revision_change)(r, "en")
+                why = why or r["why"]
+            rows.append([fid, r["date"][:10], after_text(r.get("after")), change, why])
+            ids.append(row_id(chapter.name, fid, i))
     out: list[nodes.Node] = []
     if first:
         out.append(para(WORDS["registered"](lang).format(date=first[:10]), ["repro-table-note"]))
     if rows:
         caption = Text("主張の改訂 (一部は英語の記録)" if english else "主張の改訂", "Revisions of the claims")
-        table = Table(caption, [WORDS["finding"], Text("日付", "Date"), Text("変更 (旧 → 新)", "Change (old → new)"),
-                                WORDS["why"]], rows)
-        built = table_node(table, lang, [8, 12, 50, 30])
+        table = Table(caption, [WORDS["finding"], Text("日付", "Date"), SEEN, Text("変更 (旧 → 新)", "Change (old → new)"),
+                                WORDS["why"]], rows, REVISIONS_NOTE)
+        built = table_node(table, lang, [8, 11, 13, 40, 28])
         built[0]["classes"].append("repro-revisions")
+        for row, ident in zip(built[0].findall(nodes.row), [None, *ids]):  # the head's row first
+            if ident:
+                row["ids"].append(ident)
+                row["names"].append(ident)
         out += built
     return out
+
+
+SEEN = Text("それまでの実行", "Runs seen before")
+REVISIONS_NOTE = Text("「それまでの実行」は、変更の時点で保存されていたこの章の実行の数です。知見の最初の宣言は、実行の後の"
+                      "ものと、いまの「成立を期待しない」を決めたものだけを載せています。",
+                      "\"Runs seen before\" counts the chapter's runs stored when the change was made. A finding's "
+                      "first declaration is listed only where it came after runs, or set the \"expected to hold: "
+                      "no\" it still has.")
+
+
+def targets(found: list[nodes.Node], document: nodes.document) -> None:
+    """Make the revisions' rows link targets (`expectations.expectation_note` links to them
+    from any page)."""
+    for node in found:
+        for row in node.findall(nodes.row):
+            if row["names"]:
+                document.note_explicit_target(row)
 
 
 def finding_order(fid: str) -> tuple[int, str]:

@@ -1,8 +1,10 @@
-"""Inline roles: a measured number ({repro-num}`chapter:key`), a source's number
-({repro-source}`004`) and the repository's address ({repro-repository}`text`)."""
+"""Inline roles: a measured number ({repro-num}`chapter:key`), a citation of a source
+({repro-source}`004`, {repro-source}`表 9.3 <004>`) and the repository's address
+({repro-repository}`text`)."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 
 from docutils import nodes
@@ -10,25 +12,31 @@ from sphinx.util.docutils import SphinxRole
 
 from .. import registry, results
 from ..chapter import Chapter, Run
-from ..text import Number
+from ..errors import ReproError
+from ..text import Number, Text
 from . import store
-from .nodes import doc_link, lang_of
-from .report import source_ids
+from .nodes import lang_of
+from .sources import citation
 from .words import WORDS
 
 
 class SourceRole(SphinxRole):
-    """{repro-source}`004`: a source's number in the list of sources, linked to that list."""
+    """{repro-source}`004`: the source's number and name ("004 (PGECons WG1 report for fiscal
+    2017)"); {repro-source}`表 9.3 <004>`: its name and the table, figure or section, in the
+    page's language ("PGECons WG1 report for fiscal 2017, table 9.3"). Both link to the
+    source's entry on the sources page."""
 
     def run(self) -> tuple[list[nodes.Node], list[nodes.system_message]]:
-        ident = self.text.strip()
-        if ident not in source_ids():
-            msg = self.inliner.reporter.error(f"no source {ident!r} in any original.toml "
-                                              f"(known: {', '.join(sorted(source_ids()))})", line=self.lineno)
-            return [], [msg]
+        text = self.text.strip()
+        m = re.fullmatch(r"(?s)(.*?)\s*<(\w+)>", text)
+        where, ident = (m[1], m[2]) if m else ("", text)
         for chapter in registry.chapters().values():
             self.env.note_dependency(str(chapter.package / "original.toml"))
-        return [doc_link(ident, "sources")], []
+        try:
+            return [citation(ident, Text(where, where) if where else None, lang_of(self.env),
+                             numbered=not where)], []
+        except ReproError as exc:
+            return [], [self.inliner.reporter.error(str(exc), line=self.lineno)]
 
 
 def run_numbers(chapter: Chapter, run: Run) -> dict[str, Number]:

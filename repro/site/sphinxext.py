@@ -8,9 +8,10 @@ its own (ARCHITECTURE.md draws them):
   (MyST: ```{repro-findings} auto_explain```);
 - report: the report's own pages (repro-ledger, repro-summary, repro-environment,
   repro-sources); answer: the front page's first screen (repro-answer); roles: {repro-num}`chapter:key`, {repro-source}`004`,
-  {repro-repository}`text`;
+  {repro-repository}`text`; sources: the source entries and the citations that link to them;
 - nodes: the building blocks and base directives; revisions: the claims' register as
-  pages show it; html_hooks and search: what the HTML build adds.
+  pages show it; html_hooks and search: what the HTML build adds; latex: what the PDF's
+  build changes (chapters, tables).
 
 Every number comes from a result file and is formatted per language, so translated text
 never carries a number. This layer imports no part of the lab (docker, testcontainers,
@@ -30,10 +31,11 @@ from .answer import AnswerDirective
 from .chapter_page import FindingsDirective, RoundsDirective, StatusDirective
 from .downloads import DownloadDirective, EverythingDirective
 from .html_hooks import OneIdPerElement, check_diagrams, describe_page, write_sitemap
+from .latex import ChaptersOfTheReport, FittedTables, depart_details_latex, visit_details_latex
 from .machines import MachinesDirective
 from .matrix import MajorsDirective, MatrixDirective
-from .nodes import (depart_details_html, depart_plain, depart_summary_html, depart_summary_latex, details,
-                    details_summary, visit_details_html, visit_plain, visit_summary_html,
+from .nodes import (TargetsInLatex, depart_details_html, depart_plain, depart_summary_html, depart_summary_latex,
+                    details, details_summary, visit_details_html, visit_plain, visit_summary_html,
                     visit_summary_latex)
 from .pieces import ChartDirective, TableDirective
 from .provenance import ProvenanceDirective
@@ -66,7 +68,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
             ("repro-downloads", EverythingDirective), ("repro-machines", MachinesDirective)):
         app.add_directive(name, directive)
     app.add_node(details, html=(visit_details_html, depart_details_html),
-                 latex=(visit_plain, depart_plain), text=(visit_plain, depart_plain))
+                 latex=(visit_details_latex, depart_details_latex), text=(visit_plain, depart_plain))
     app.add_node(details_summary, html=(visit_summary_html, depart_summary_html),
                  latex=(visit_summary_latex, depart_summary_latex), text=(visit_plain, depart_plain))
     app.add_role("repro-num", NumberRole())
@@ -78,5 +80,8 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("build-finished", write_sitemap)
     app.connect("html-page-context", describe_page)
     app.add_post_transform(OneIdPerElement)
+    app.add_post_transform(TargetsInLatex)
+    app.add_post_transform(ChaptersOfTheReport)
+    app.add_post_transform(FittedTables)
     return {"version": "2", "env_version": code_version(), "parallel_read_safe": True,
             "parallel_write_safe": True}

@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import subprocess
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
@@ -47,17 +46,6 @@ class Shown:
         if self.run is None or "unavailable" in self.run.doc:
             return []
         return self.pool.verdicts if self.pool is not None else self.run.verdicts
-
-
-@cache
-def this_commit() -> str | None:
-    """The commit of the code that builds the site (a matrix cell from another one is marked)."""
-    try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=results.ROOT, capture_output=True,
-                             text=True, timeout=10)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return out.stdout.strip() or None
 
 
 def built_from_stored() -> bool:

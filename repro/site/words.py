@@ -51,6 +51,7 @@ WORDS = {
                        "changes before it were reconstructed from the code's history and the stored verdicts, "
                        "under the dates they were made."),
     "revised": Text("改訂", "revised"),
+    "declared": Text("宣言", "declared"),
     "withdrawn": Text("取り下げ", "withdrawn"),
     "source": Text("出所: ", "Source: "),
     "kind": Text("種類", "Kind"),
@@ -60,7 +61,6 @@ WORDS = {
     "same_everywhere": Text("測ったメジャーバージョン ({majors}) のすべてで、どの知見も判定は同じです。",
                             "On every major measured ({majors}) each finding has the same verdict."),
     "differ": Text("メジャーバージョンによって判定が変わる知見:", "Findings whose verdict differs between majors:"),
-    "inferred": Text("{date} (推定: 記事に日付がないため、使った版から)", "{date} (inferred from the versions used: the copy carries no date)"),
     "total": Text("計", "Total"),
     "summary_here": Text("PostgreSQL {major} での判定 (知見の種類ごと)", "Verdicts on PostgreSQL {major}, by kind of finding"),
     "summary_over": Text("結果のあるすべてのメジャーバージョンを通した判定 (知見の種類ごと)",

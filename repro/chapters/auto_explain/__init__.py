@@ -10,3 +10,4 @@ Two publications, re-run side by side:
 from ...text import Text
 
 TITLE = Text("auto_explain のオーバーヘッド", "The overhead of auto_explain")
+SHORT = Text("auto_explain", "auto_explain")  # where a list names many chapters

@@ -8,3 +8,4 @@ local or foreign, at 1 connection.
 from ...text import Text
 
 TITLE = Text("postgres_fdw のコスト: 結合、UPDATE、INSERT", "The cost of postgres_fdw: a join, an UPDATE and an INSERT")
+SHORT = Text("postgres_fdw", "postgres_fdw")  # where a list names many chapters

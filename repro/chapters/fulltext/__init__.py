@@ -6,3 +6,4 @@ from ...text import Text
 
 TITLE = Text("全文検索 (pg_bigm・PGroonga・pg_trgm) とロジカルレプリケーションによる負荷分離",
              "Full-text search (pg_bigm, PGroonga, pg_trgm) and load separation by logical replication")
+SHORT = Text("全文検索", "full-text search")  # where a list names many chapters

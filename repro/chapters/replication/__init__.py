@@ -10,6 +10,7 @@ from ...verdict import own_server
 
 TITLE = Text("同期・非同期ストリーミングレプリケーションとスタンバイの台数",
              "Synchronous and asynchronous streaming replication with 1 to 3 standbys")
+SHORT = Text("レプリケーション", "replication")  # where a list names many chapters
 # against an existing server (--dsn) nothing of it can run: the run says so and stops
 REQUIRES = [own_server(Text("実行が起動するプライマリとスタンバイ",
                                "a primary and standbys of the run's own"))]

@@ -5,3 +5,4 @@ unnamed POSIX semaphores)."""
 from ...text import Text
 
 TITLE = Text("スケールアップと 9.6 → 10 のセマフォ", "Scale-up and the semaphores of 9.6 and 10")
+SHORT = Text("セマフォ", "semaphores")  # where a list names many chapters

@@ -7,6 +7,7 @@ synchronous_commit = off), with vmstat and a pg_wait_sampling profile per run.
 from ...text import Text
 
 TITLE = Text("待機イベントで WAL のボトルネックを見つける", "Wait events expose the WAL bottleneck")
+SHORT = Text("待機イベント", "wait events")  # where a list names many chapters
 
 # Why the verdicts pool one CPU model at a time; the page adds how far apart the stored runs
 # on different models are (repro/site/chapter_page.py).

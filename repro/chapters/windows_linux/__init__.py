@@ -5,6 +5,7 @@ from ...text import Text
 from ...verdict import own_server
 
 TITLE = Text("Windows と Linux: shared_buffers と wal_sync_method", "Windows and Linux: shared_buffers and wal_sync_method")
+SHORT = Text("Windows と Linux", "Windows and Linux")  # where a list names many chapters
 # against an existing server (--dsn) nothing of it can run: the run says so and stops
 REQUIRES = [own_server(Text("shared_buffers を変えた再起動、wal_sync_method の変更、サーバーのマシンでの pg_test_fsync",
                                "restarts with other shared_buffers, changes of wal_sync_method and pg_test_fsync on the server's machine"))]

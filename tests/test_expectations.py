@@ -1,0 +1,130 @@
+"""When a finding stopped being expected to hold here, as the pages and `repro matrix --json`
+say it (repro/site/expectations.py, claims.expectation): on synthetic registers."""
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+from docutils import nodes
+from sphinx import addnodes
+
+from repro import claims, pooling, registry
+from repro.site import expectations, revisions
+
+DECLARED = {"date": "2026-11-22T10:00+00:00", "what": "declared", "reconstructed": "abc1234",
+            "old": None, "why": "first written", "why_ja": "最初に書いた"}
+
+
+@pytest.fixture
+def chapter(tmp_path: Path):
+    """eic, whose F5 is not expected to hold here, with its register in a scratch folder."""
+    return dataclasses.replace(registry.get("eic"), package=tmp_path)
+
+
+def _f5(chapter):
+    f = next(f for f in chapter.findings if f.id == "F5")
+    assert not f.expected
+    return f
+
+
+def _register(chapter, *revisions_: dict) -> None:
+    claims._write(claims.path(chapter), {"F5": {"expected": False, "revisions": list(revisions_)}})
+
+
+def _run(tmp_path: Path, name: str, status: str) -> str:
+    """A stored result that recorded its own verdict of F5 (an absolute path: results.ROOT / it is it)."""
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps({"verdicts": [{"id": "F5", "status": status}]}))
+    return str(path)
+
+
+def _revised(after) -> dict:
+    return {"date": "2026-11-25T02:42+00:00", "what": "revised", "old": {"expected": True},
+            "new": {"expected": False}, "why": "after the runs", "why_ja": "実行の後", "after": after}
+
+
+def _note(chapter, lang: str) -> tuple[str, addnodes.pending_xref]:
+    note = expectations.expectation_note(chapter, _f5(chapter), lang)
+    return note.astext(), next(iter(note.findall(addnodes.pending_xref)))
+
+
+def test_a_flag_set_before_any_run_is_a_prediction(chapter) -> None:
+    _register(chapter, {**DECLARED, "new": {"expected": False}, "after": []})
+    text, link = _note(chapter, "en")
+    assert text == " (not expected to hold here: predicted on 2026-11-22, before any run)"
+    assert link["reftarget"] == "eic-f5-rev-0"
+    assert _note(chapter, "ja")[0] == " (この環境では成立を期待しない: 2026-11-22 に、実行の前に予測)"
+    assert expectations.mark(chapter, _f5(chapter))[0] == expectations.PREDICTED
+    assert pooling.expected_since(chapter, _f5(chapter)) == {"expected_since": "2026-11-22",
+                                                             "expected_before_runs": True}
+
+
+def test_a_flag_set_after_runs_says_how_many_and_whether_they_contradicted_it(chapter, tmp_path: Path) -> None:
+    no, no2, yes = (_run(tmp_path, "a", "contradicted"), _run(tmp_path, "b", "contradicted"),
+                    _run(tmp_path, "c", "reproduced"))
+    _register(chapter, {**DECLARED, "new": {"expected": True}, "after": []}, _revised([no, no2]))
+    text, link = _note(chapter, "en")
+    assert text == " (not expected to hold here: declared on 2026-11-25, after 2 runs contradicted it)"
+    assert link["reftarget"] == "eic-f5-rev-1"  # the revision that set it, not the declaration
+    assert "2026-11-25 に、成り立たなかった 2 回の実行の後で宣言" in _note(chapter, "ja")[0]
+    assert expectations.mark(chapter, _f5(chapter))[0] == expectations.DECLARED_AFTER
+    assert pooling.expected_since(chapter, _f5(chapter)) == {"expected_since": "2026-11-25",
+                                                             "expected_before_runs": False}
+    _register(chapter, {**DECLARED, "new": {"expected": True}, "after": []}, _revised([no, yes]))
+    assert "after 2 runs, 1 of which contradicted it" in _note(chapter, "en")[0]
+    _register(chapter, {**DECLARED, "new": {"expected": True}, "after": []}, _revised([yes]))
+    assert _note(chapter, "en")[0].endswith("declared on 2026-11-25, after 1 run)")
+
+
+def test_runs_not_stored_are_named_by_the_commit_that_says_so(chapter) -> None:
+    _register(chapter, {**DECLARED, "new": {"expected": True}, "after": []},
+              _revised("runs not stored, as commit 8606d94 says"))
+    assert "declared on 2026-11-25, after runs that were not stored (commit 8606d94)" in _note(chapter, "en")[0]
+    ja = _note(chapter, "ja")[0]
+    assert "保存されていない実行の後で宣言 (コミット 8606d94)" in ja and "runs" not in ja
+    assert pooling.expected_since(chapter, _f5(chapter))["expected_before_runs"] is False
+
+
+def test_a_register_that_does_not_say_when_is_not_a_prediction(chapter) -> None:
+    """No `after` (a register from before it): the note does not claim a prediction."""
+    _register(chapter, {**DECLARED, "new": {"expected": False}})
+    assert "register does not say" in _note(chapter, "en")[0]
+    assert expectations.mark(chapter, _f5(chapter))[0] == expectations.DECLARED_AFTER
+    assert pooling.expected_since(chapter, _f5(chapter))["expected_before_runs"] is None
+
+
+def _rows(chapter, lang: str) -> dict[str, str]:
+    """The revisions table's rows by their id, as text."""
+    found = revisions.revisions_block(chapter, lang)
+    return {row["ids"][0]: row.astext() for node in found for row in node.findall(nodes.row) if row["ids"]}
+
+
+def test_the_revisions_table_shows_the_entry_that_set_the_flag_with_the_runs_before_it(chapter, tmp_path: Path) -> None:
+    """A revision's row has the id the note links to and says what had been run; a first
+    declaration before any run, that set no flag the finding still has, has no row."""
+    run = _run(tmp_path, "a", "contradicted")
+    _register(chapter, {**DECLARED, "new": {"expected": True}, "new_ja": {"expected": True}, "after": []},
+              {**_revised([run]), "new_ja": {"expected": False}, "old_ja": {"expected": True}})
+    rows = _rows(chapter, "en")
+    assert list(rows) == ["eic-f5-rev-1"]
+    assert "after 1 run" in rows["eic-f5-rev-1"] and "expected to hold: yes → no" in rows["eic-f5-rev-1"]
+    assert "1 回の実行の後" in _rows(chapter, "ja")["eic-f5-rev-1"]
+    _register(chapter, {**DECLARED, "new": {"expected": False}, "new_ja": {"expected": False}, "after": []})
+    rows = _rows(chapter, "en")
+    assert list(rows) == ["eic-f5-rev-0"] and "before any run" in rows["eic-f5-rev-0"]
+    assert "declared: expected to hold: no" in rows["eic-f5-rev-0"]
+
+
+def test_the_ids_of_revision_rows_are_link_targets(chapter) -> None:
+    """The rows are registered as explicit targets, so that a note on another page resolves."""
+    from docutils.frontend import get_default_settings
+    from docutils.parsers.rst import Parser
+    from docutils.utils import new_document
+
+    _register(chapter, {**DECLARED, "new": {"expected": False}, "new_ja": {"expected": False}, "after": []})
+    document = new_document("test", get_default_settings(Parser))
+    found = revisions.revisions_block(chapter, "en")
+    revisions.targets(found, document)
+    assert document.nameids == {"eic-f5-rev-0": "eic-f5-rev-0"}

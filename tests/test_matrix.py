@@ -1,0 +1,65 @@
+"""A matrix cell shows one check: its value and its size mark come from the same check of a
+finding with several (repro/site/matrix.py), whichever check the finding is shown by."""
+from __future__ import annotations
+
+import re
+from types import SimpleNamespace
+
+import pytest
+from docutils import nodes
+
+from repro import pooling, sizes
+from repro.site import store
+from repro.site.matrix import _matrix_cell
+from repro.stats import Rounds, median
+from repro.text import Text
+from repro.verdict import CONTRADICTED, REPRODUCED, Above, Check, Environment, Finding, Measure, Verdict
+
+ENV = Environment(17, 2, frozenset(), {})
+SPAN = re.compile(r'<span class="([^"]+)"[^>]* title="([^"]*)">([^<]*)</span>')
+
+
+def _finding(first_above: float) -> Finding:
+    """Two checks, like auto_explain F6: the 1-row cost (1) and the TPC-B cost (2)."""
+    def measure(key: str, label: str) -> Measure:
+        return Measure(Text(label, label), lambda r: median(r.values("a", key)), "%", 1, signed=True)
+    return Finding("F6", Text("x", "x"), [Check(measure("v", "1 row"), Above(first_above)),
+                                          Check(measure("w", "TPC-B"), Above(10))])
+
+
+def _verdict(f: Finding) -> Verdict:
+    rounds = Rounds({"rounds": {"a": [{"round": i, "v": v, "w": w} for i, (v, w) in enumerate(
+        zip([20.0, 21.0, 20.5, 19.5, 20.8, 20.2], [47.0, 49.5, 48.0, 48.8, 48.3, 48.1]))]}})
+    return f.judge(rounds, ENV)
+
+
+def _cell(v: Verdict) -> tuple[dict[str, tuple[str, str]], sizes.Size]:
+    """The cell's spans (class: (title, text)) and the finding's size, from a pool of one run
+    whose sizes are those of the original's +20.5 % (1 row: the same size) and +25.8 % (TPC-B:
+    larger now)."""
+    declared = sizes._numbers("demo F6", v.finding, ["+20.5 %", "+25.8 %"])
+    pool = pooling.Pool(None, 17, "default", [], [])
+    pool.__dict__.update(verdicts=[v], check_sizes={"F6": sizes.each_check(declared, v, 1)})
+    shown = store.Shown(SimpleNamespace(doc={}, pool=pool), None)
+    cell = _matrix_cell(shown, "F6", "en")
+    html = "".join(n.astext() for n in cell.findall(nodes.raw) if n["format"] == "html")
+    return {m.group(1).split()[0]: (m.group(2), m.group(3)) for m in SPAN.finditer(html)}, pool.sizes["F6"]
+
+
+@pytest.mark.parametrize("first_above, status, shown", [
+    (10, REPRODUCED, 1),  # every check held: the one furthest from the original's size (TPC-B, larger)
+    (30, CONTRADICTED, 0),  # the 1-row check failed: it gave the verdict, whatever TPC-B's size
+])
+def test_a_cells_value_and_size_mark_come_from_one_check(first_above: float, status: str, shown: int) -> None:
+    v = _verdict(_finding(first_above))
+    assert v.status == status and len(v.checks) == 2
+    spans, size = _cell(v)
+    check = v.checks[shown]
+    label, value = spans["repro-key-value"]
+    assert value == f"{shown + 1}: {check.number().format('en', interval=False)}"
+    assert label == check.check.measure.label.en
+    title, mark = spans["repro-size-mark"]
+    assert size.check == shown and mark == sizes.MARK[size.outcome]
+    assert mark == (sizes.MARK[sizes.LARGER] if shown else sizes.MARK[sizes.SAME])
+    assert title == size.text().en and f"(check {shown + 1})" in title
+    assert f"ours {check.number().format('en', interval=False)} vs" in title  # the cell's own value
