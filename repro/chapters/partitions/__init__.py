@@ -8,6 +8,7 @@ whole chapter needs."""
 from ...text import Text
 from ...verdict import majors
 
+SHORT = Text("パーティション", "partitions")  # where a list names many chapters
 TITLE = Text("256 パーティションへの 1 行 INSERT: 11 と 12 以降", "Single-row INSERTs into 256 partitions: 11 against 12 and later")
 
 REQUIRES = [majors(11, why=Text("ハッシュパーティションは 11 からです。", "Hash partitioning came in 11."))]
