@@ -114,7 +114,7 @@ def revisions_block(chapter: Chapter, lang: str) -> list[nodes.Node]:
         caption = Text("主張の改訂 (一部は英語の記録)" if english else "主張の改訂", "Revisions of the claims")
         table = Table(caption, [WORDS["finding"], Text("日付", "Date"), SEEN, Text("変更 (旧 → 新)", "Change (old → new)"),
                                 WORDS["why"]], rows, REVISIONS_NOTE)
-        built = table_node(table, lang, [8, 11, 13, 40, 28])
+        built = table_node(table, lang, [6, 10, 11, 33, 40])
         built[0]["classes"].append("repro-revisions")
         for row, ident in zip(built[0].findall(nodes.row), [None, *ids]):  # the head's row first
             if ident:
