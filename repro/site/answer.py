@@ -12,7 +12,6 @@ from ..verdict import CHANGED, CONTRADICTED, INCONCLUSIVE, NOT_APPLICABLE, ORIGI
 from . import store
 from .expectations import expectation_note
 from .nodes import Directive, doc_link
-from .words import WORDS
 
 GROUPS = [
     (REPRODUCED, Text("成り立つ", "Holds")),
