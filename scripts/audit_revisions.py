@@ -1,30 +1,42 @@
 """Reconstruct, from the project's git history, every change of mind on the claims that the
 register (repro/chapters/NAME/registered.json, begun 2026-11-25 02:42 UTC) does not record.
 
-What it reconstructs, per finding of every chapter as it stands now:
+What it reconstructs, per finding of every chapter in the register:
 - its first appearance in the code ("declared"), when that predates its "registered" entry;
-- every later change, before the register began (or made in the commit that began it and
-  hidden inside the "registered" entry), of its expected flag, a threshold or check (the
-  checks' thresholds and count), a requirement, or how its measure is computed (the measure
-  fingerprint of repro/fingerprint.py, computed with today's algorithm on the old code);
+- every later change of its expected flag, a threshold or check (the checks' thresholds and
+  count), a requirement, or how its measure is computed (the measure fingerprint of
+  repro/fingerprint.py, computed with today's algorithm on the old code), made after runs of
+  the chapter and before the register began, or in the commit that began it (hidden inside
+  the "registered" entry; dated as that entry);
 - for each such entry, and for every entry already in the register, `after`: the runs seen
   before it.
+Changes after the register began are left to the register; those it lacks (measures changed
+before it kept fingerprints, on 2026-11-26) are only reported.
 
 How:
 - Declarations: every commit that touched repro/ is read. From 2026-11-23 06:18 (chapters as
   packages) the commit's own code is imported in a subprocess (a `git archive` of it in a
   scratch folder) and each finding rendered as the register renders it; before that, the
   chapter modules are parsed (ast): id, claim, expected flag, and the comparisons with a
-  number in the finding's check function as its "holds_if". Snapshots are cached per commit
-  in _build/audit_revisions/ (the commit fixes their content).
-- Identity: a finding is followed across commits by its id, or by its claim where ids moved
-  (the most similar claim of the previous commit, when its own id's claim is unrelated).
+  number in the finding's check function (with the module constants they name) as its
+  "holds_if". Snapshots are cached per commit in _build/audit_revisions/ (the commit fixes
+  their content; the first run takes about 10 minutes, later ones seconds).
+- Identity: by id. The claims are compared from commit to commit too: a claim rewritten out
+  of recognition, or an id that disappears, is named in the report (a renumbering would show
+  there; none did).
 - Runs: every result file ever added under results/NAME/ (start time in its name). A run
   precedes a change when it was committed before the change's commit or started before it.
-  Runs made but not stored are taken from the words of the commit that made the change, or
-  of the chapter's page at that commit: a paragraph naming the finding and runs.
-- Contradictions: each stored result keeps its own verdicts; a run contradicted a finding
-  when its verdict of that finding (by its id then) says so.
+  Each stored result keeps its own verdicts, with the expected flag and thresholds it was
+  judged with: a run judged otherwise than the next commit's code, and otherwise than the
+  code before, shows a change made in the working tree after it ("runs" in the report). A
+  run that already carries a declared flag shows the flag was set before it started: a
+  declaration's `after` stops at the first such run.
+- Runs made but not stored: a paragraph of the commit's message, of the chapter's page (its
+  English) or a comment in the finding's declaration at that commit that names the finding
+  and runs ("in 9 of 10 tiny runs", "repeated default-scale runs"); a message paragraph that
+  names no finding but says thresholds came from runs counts for every threshold it changed.
+  `after` then says "runs not stored, as commit X says" (or the page, or the code comment).
+- Contradictions: a run contradicted a finding when its own verdict of it says so.
 
 Usage: python scripts/audit_revisions.py [--write]. Without --write it prints a report and
 the entries it would add; with --write it adds them and the missing `after` fields to the
@@ -54,7 +66,6 @@ CACHE = ROOT / "_build" / "audit_revisions"
 CACHE_FORMAT = 3  # bump when a snapshot's content changes
 SPINE = "f38b94e"  # chapters as packages with findings.py from this commit on
 RESULT = re.compile(r"^results/(?P<chapter>[a-z_]+)/pg[0-9.]+-[a-z]+-(?P<start>\d{8}T\d{6})\.json$")
-FIELDS = ("expected", "holds_if", "requires", "measure")
 RUN_WORDS = re.compile(
     r"\b(\d+|two|three|four|five|ten|repeated|several) (\w+[- ])?(\w+ )?runs?\b"
     r"|\b(a|one|this) (tiny|default)(-scale)? run\b|\bin \d+ of \d+\b|\bruns? (on this machine|made while)|verdict_stability", re.I)
@@ -226,8 +237,12 @@ def declarations(commit: Commit) -> dict[str, Any]:
 
 
 def _is_spine(commit: Commit) -> bool:
-    shas = [c.sha for c in history()]
-    return shas.index(commit.sha) >= next(i for i, c in enumerate(history()) if c.sha.startswith(SPINE))
+    return _index(commit.sha) >= _index(next(c.sha for c in history() if c.sha.startswith(SPINE)))
+
+
+@cache
+def _index(sha: str) -> int:
+    return next(i for i, c in enumerate(history()) if c.sha == sha)
 
 
 @cache
@@ -333,19 +348,37 @@ def _comments(commit: Commit, chapter: str, fid: str) -> list[str]:
             if part.startswith(f'Finding("{fid}"')]
 
 
-def unstored(commit: Commit, chapter: str, fid: str) -> tuple[str, str] | None:
+def _module_comments(commit: Commit, chapter: str) -> list[str]:
+    """Every comment of the chapter's findings module at the commit, one a line."""
+    for path in (f"repro/chapters/{chapter}/findings.py", f"repro/chapters/{chapter}.py"):
+        try:
+            return re.findall(r"#\s*(.*)", git("show", f"{commit.sha}:{path}"))
+        except subprocess.CalledProcessError:
+            continue
+    return []
+
+
+def _of_thresholds(commit: Commit, chapter: str) -> tuple[str, str] | None:
+    """Words of the commit's message or of a code comment that say the thresholds came from
+    runs, naming no finding: they hold for every threshold the commit changed."""
+    for where, lines in (("commit", _paragraphs(commit.message)), ("code", _module_comments(commit, chapter))):
+        for p in lines:
+            if RUN_WORDS.search(p) and re.search(r"\bthresholds?\b", p, re.I) and not re.search(r"\bF\d+\b", p):
+                return where, p.strip()
+    return None
+
+
+def unstored(commit: Commit, chapter: str, fid: str, revised: bool) -> tuple[str, str] | None:
     """Where the commit's message, the chapter's page or the finding's code comments at that
-    commit report runs behind the finding: (where, the words), or None."""
+    commit report runs behind the finding (for a revision, also words on the thresholds as a
+    whole): (where, the words), or None."""
     mention = re.compile(rf"\b{fid}\b")
-    if any(RUN_WORDS.search(p) and not re.search(r"\bF\d+\b", p) and re.search(r"\bthresholds?\b", p)
-           for p in _paragraphs(commit.message)):  # a threshold change said of every finding
-        return "commit", next(p for p in _paragraphs(commit.message) if RUN_WORDS.search(p))
     for where, paragraphs in (("commit", _paragraphs(commit.message)), ("page", _page(commit, chapter)),
                               ("code", _comments(commit, chapter, fid))):
         for p in paragraphs:
             if mention.search(p) and RUN_WORDS.search(p) and not re.search(r"\b(?<!not )stored\b", p, re.I):
                 return where, p.strip()
-    return None
+    return _of_thresholds(commit, chapter) if revised else None
 
 
 # --- what each finding went through -----------------------------------------------------------
@@ -427,6 +460,9 @@ def code_changes(chapter: str) -> dict[str, list[Change]]:
                 if difflib.SequenceMatcher(None, before["claim"], decl["claim"]).ratio() < 0.4:
                     found[fid][-1].note += f" claim rewritten at {commit.short}: {before['claim']!r} → {decl['claim']!r}"
             previous[fid] = (commit, decl)
+        for fid in [k for k in previous if k not in now]:
+            found[fid][-1].note += f" id gone at {commit.short}"
+            del previous[fid]
     return found
 
 
@@ -537,8 +573,9 @@ def propose(chapter: str) -> Proposal:
         out.changes[fid] = changes
         for c in changes:
             if c.what == "declared":
+                _as_first_judged(c, changes)
                 c.runs = _before_flag(c.runs, fid, c.new["expected"])
-            c.evidence = unstored(c.commit, chapter, fid)
+            c.evidence = unstored(c.commit, chapter, fid, c.what == "revised" and "holds_if" in c.new)
         for i, r in enumerate(entry["revisions"]):
             if "after" not in r:
                 out.afters.setdefault(fid, []).append((i, [x.path for x in runs_before_date(chapter, r["date"])]))
@@ -547,6 +584,15 @@ def propose(chapter: str) -> Proposal:
             if entry_ is not None:
                 out.entries.setdefault(fid, []).append(entry_)
     return out
+
+
+def _as_first_judged(declared: Change, changes: list[Change]) -> None:
+    """Where the runs stored with the declaring commit judged the finding otherwise than its
+    code, it was declared as they judged it first (the change to the code's is a revision)."""
+    for x in changes:
+        if x.source == "runs" and x.commit == declared.commit:
+            declared.new.update(x.old)
+            declared.new_ja.update(x.old_ja)
 
 
 def _before_flag(runs: list[StoredRun], fid: str, expected: bool) -> list[StoredRun]:
@@ -577,11 +623,6 @@ def _entry(c: Change, registered: str | None, began: int, entry: dict[str, Any],
     if c.what == "declared" and any(r["what"] == "declared" for r in entry["revisions"]):
         return None
     new, new_ja = dict(c.new), dict(c.new_ja)
-    if c.what == "declared":  # the runs stored with it judged it otherwise: it was declared so first
-        for x in out.changes[c.fid]:
-            if x.source == "runs" and x.commit == c.commit:
-                new.update(x.old)
-                new_ja.update(x.old_ja)
     names = [k for k in (c.new if c.what == "revised" else ()) if not _covered(entry, date, k)]
     if c.what == "revised" and not names:
         return None
@@ -676,10 +717,21 @@ def _runs_text(after: list[str] | str | None) -> str:
     return f"after {len(after)} stored run(s) (last: {names})"
 
 
-def _status(c: Change, proposal: Proposal) -> str:
-    added = any(e["reconstructed"] == c.commit.short and e["what"] == c.what
-                and set(e["new"]) <= set(c.new) for e in proposal.entries.get(c.fid, []))
-    return "ADDED" if added else "kept out (recorded already, before any run, or after the register began)"
+def _status(c: Change, proposal: Proposal, register: dict[str, Any]) -> str:
+    """What the register does with the change: where it records it, or why it does not."""
+    def made_by_audit(entries: list[dict[str, Any]]) -> bool:
+        return any(e.get("reconstructed") == c.commit.short and e["what"] == c.what
+                   and set(e["new"] or {}) & set(c.new) for e in entries)
+    if made_by_audit(proposal.entries.get(c.fid, [])):
+        return "TO ADD"
+    if made_by_audit(register.get(c.fid, {}).get("revisions", [])):
+        return "recorded by this audit"
+    registered = registered_date(register.get(c.fid, {})) or ""
+    if c.commit.date >= registered and c.index != register_began():
+        return "after the register began"
+    if c.what == "revised" and not c.seen_runs:
+        return "before any run: not recorded"
+    return "recorded already"
 
 
 def report(proposals: list[Proposal], registers: dict[str, dict[str, Any]]) -> str:
@@ -693,7 +745,7 @@ def report(proposals: list[Proposal], registers: dict[str, dict[str, Any]]) -> s
                 lines.append(f"  {fid} {c.commit.date} {c.commit.short} {c.what} ({c.source}): {old} → "
                              f"{json.dumps(c.new, ensure_ascii=False)}; {_runs_text(c.after)}"
                              f"{'; evidence: ' + c.evidence[1][:160] if c.evidence else ''}{c.note}"
-                             f" [{_status(c, p)}]")
+                             f" [{_status(c, p, load(p.chapter))}]")
         for line in p.unrecorded:
             lines.append(f"  NOT IN THE REGISTER (after it began; left to the lead): {line}")
         added = sum(len(v) for v in p.entries.values())
