@@ -450,7 +450,7 @@ def test_charts_are_not_blank(site: Path) -> None:
         assert len(np.unique(pixels, axis=0)) > 20 and ink > 0.02, png.name
 
 
-SAYS_WHEN = {"ja": re.compile(r": \d{4}-\d{2}-\d{2} に、[^)]*(前|後)"),
+SAYS_WHEN = {"ja": re.compile(r": \d{4}-\d{2}-\d{2} に、.{0,40}?(前|後)"),
              "en": re.compile(r": (predicted|declared) on \d{4}-\d{2}-\d{2}, [^)]*\b(before|after)\b")}
 REVISION_LINK = re.compile(r'<a [^>]*href="([^"#]*)#([a-z_0-9]+-f\d+-rev-\d+)"')
 
@@ -493,7 +493,7 @@ def test_the_matrix_marks_the_findings_not_expected_and_its_legend_says_how(site
     label = WORDS["not_expected"](lang).strip("()")
     assert all(html.unescape(said).startswith(label) and re.search(r"\d{4}-\d{2}-\d{2}", said) for said, _ in marks)
     def plain(text: str) -> str:  # one space for any, straight quotes for curly ones
-        return re.sub("[“”]", '"', " ".join(text.split()))
+        return re.sub("[“”]", '"', " ".join(text.split())).replace("’", "'")
     legend = dict(matrix_site.LEGEND)
     shown = plain(html.unescape(_visible_text(source)))
     assert all(plain(legend[symbol](lang)) in shown for symbol in (expectations.PREDICTED, expectations.DECLARED_AFTER))
