@@ -14,6 +14,7 @@ from ..verdict import KIND, STOPPED, Finding, Verdict
 from . import store
 from .nodes import (ChapterDirective, badge, details, details_summary, doc_link, para, source_text, table_node,
                     timestamp, verdict_badge)
+from .glance import judging_note
 from .revisions import revised_after_note, revisions_block
 from .words import WORDS
 
@@ -145,8 +146,8 @@ class FindingsDirective(ChapterDirective):
                          _size_cell(shown, f.id, lang), _pooled_cell(shown, v, lang)])
         table = Table(Text("知見と判定", "Findings and verdicts"),
                       [WORDS[k] for k in ("finding", "claim", "original", "measured", "status", "size", "pooled")],
-                      rows, Text.join([WORDS["interval"], WORDS["pooled_note"], sizes.POINT], "", " "))
-        out = table_node(table, lang)
+                      rows)
+        out = [*table_node(table, lang), judging_note(lang)]
         out[0]["classes"].append("repro-findings")
         if chapter.machine_bound and shown.pool is not None:
             model = pooling.machine(shown.run.doc) or "?"

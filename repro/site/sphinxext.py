@@ -2,7 +2,7 @@
 configuration values, directives, roles, nodes and hooks); each job lives in a module of
 its own (ARCHITECTURE.md draws them):
 
-- chapter_page: repro-status, repro-findings, repro-rounds; pieces: repro-table,
+- chapter_page: repro-status, repro-findings, repro-rounds; glance: repro-glance; pieces: repro-table,
   repro-chart; matrix: repro-majors, repro-matrix; provenance: repro-provenance;
   downloads: repro-download, repro-downloads; machines: repro-machines, the contributed runs
   (MyST: ```{repro-findings} auto_explain```);
@@ -29,7 +29,8 @@ from .. import majors, results
 from .answer import AnswerDirective
 from .chapter_page import FindingsDirective, RoundsDirective, StatusDirective
 from .downloads import DownloadDirective, EverythingDirective
-from .html_hooks import OneIdPerElement, check_diagrams, describe_page, write_sitemap
+from .glance import GlanceDirective
+from .html_hooks import CardLabels, OneIdPerElement, check_diagrams, describe_page, write_sitemap
 from .machines import MachinesDirective
 from .matrix import MajorsDirective, MatrixDirective
 from .nodes import (depart_details_html, depart_plain, depart_summary_html, depart_summary_latex, details,
@@ -63,7 +64,8 @@ def setup(app: Sphinx) -> dict[str, Any]:
             ("repro-ledger", LedgerDirective), ("repro-matrix", MatrixDirective),
             ("repro-environment", EnvironmentDirective), ("repro-sources", SourcesDirective),
             ("repro-summary", SummaryDirective), ("repro-answer", AnswerDirective),
-            ("repro-downloads", EverythingDirective), ("repro-machines", MachinesDirective)):
+            ("repro-downloads", EverythingDirective), ("repro-machines", MachinesDirective),
+            ("repro-glance", GlanceDirective)):
         app.add_directive(name, directive)
     app.add_node(details, html=(visit_details_html, depart_details_html),
                  latex=(visit_plain, depart_plain), text=(visit_plain, depart_plain))
@@ -78,5 +80,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("build-finished", write_sitemap)
     app.connect("html-page-context", describe_page)
     app.add_post_transform(OneIdPerElement)
+    app.add_post_transform(CardLabels)
     return {"version": "2", "env_version": code_version(), "parallel_read_safe": True,
             "parallel_write_safe": True}

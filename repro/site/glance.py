@@ -1,0 +1,102 @@
+"""A chapter page's answer under its findings table (repro-glance): on which majors a
+verdict changes, as ranges from the results, the one command that runs the chapter, and
+links to the page's sections a reader looks for first and to how verdicts are judged."""
+from __future__ import annotations
+
+from docutils import nodes
+from sphinx import addnodes
+
+from .. import pooling
+from ..text import Text
+from ..verdict import Verdict
+from . import store
+from .nodes import ChapterDirective
+from .words import WORDS
+
+JUDGING = "judging"  # the page on how a verdict is judged (docs/judging.md)
+SECTIONS = ("majors", "run")  # each chapter page labels these sections "NAME-majors", "NAME-run"
+
+ACROSS = Text("メジャーバージョンごとの判定 (結果のある {majors}): ", "Across majors (results on {majors}): ")
+DIFFERS = Text("{fid} は {ranges}。", "{fid}: {ranges}. ")
+OTHERS_SAME = Text("ほかの知見は、どのメジャーバージョンでも同じ判定です。",
+                   "The other findings have the same verdict on every major.")
+ALL_SAME = Text("どの知見も、どのメジャーバージョンでも同じ判定です。", "Every finding has the same verdict on every major.")
+RUN = Text("手元で実行する: ", "Run it yourself: ")
+FINDINGS_NOTE = Text("[ ] 内は 95% 信頼区間です。区間の求め方、実行のプール、原典との大きさの比べ方は「{judging}」にあります。"
+                     "「プールした実行」を開くと、各実行だけでの判定が見られます。",
+                     "Brackets give the 95 % confidence interval. How intervals are made, how runs are pooled and "
+                     "how a size compares with the original's: {judging}. Open \"Runs pooled\" for each run's "
+                     "own verdict.")
+SEE = Text("判定のしかた (信頼区間、実行のプール、原典との大きさ): ",
+           "How the verdicts are judged (intervals, pooling of runs, size against the original): ")
+
+
+def section_link(target: str) -> addnodes.pending_xref:
+    """A link to a labelled section, its text the section's title in the page's language."""
+    ref = addnodes.pending_xref("", refdomain="std", reftype="ref", reftarget=target, refexplicit=False,
+                                refwarn=True)
+    ref += nodes.inline(text=target)
+    return ref
+
+
+def judging_link() -> addnodes.pending_xref:
+    """A link to the page on how verdicts are judged, its text that page's title."""
+    ref = addnodes.pending_xref("", refdomain="std", reftype="doc", reftarget=f"/{JUDGING}", refexplicit=False,
+                                refwarn=True)
+    ref += nodes.inline(text=JUDGING)
+    return ref
+
+
+def judging_note(lang: str) -> nodes.paragraph:
+    """The findings table's note: what the brackets are, and where the method is explained
+    (once, on the judging page, rather than under every table)."""
+    before, after = FINDINGS_NOTE(lang).split("{judging}")
+    note = nodes.paragraph(classes=["repro-table-note"])
+    note += nodes.Text(before)
+    note += judging_link()
+    note += nodes.Text(after)
+    return note
+
+
+def across_majors(name: str, scale: str) -> Text:
+    """The findings whose verdict differs between the majors with a result, each as ranges of
+    majors ("F6: reproduced on 9.6–13; changed in 14 on 14–18"), or that none does."""
+    verdicts: dict[float, dict[str, Verdict]] = {
+        major: {v.finding.id: v for v in s.verdicts} for major, s in store.majors(name, scale).items() if s.verdicts}
+    if len(verdicts) < 2:
+        return WORDS["no_other_majors"]
+    fids = list(next(iter(verdicts.values())))
+    described = {fid: pooling.describe(by) for fid in fids
+                 if pooling.differs(by := {m: vs[fid] for m, vs in verdicts.items() if fid in vs})}
+    head = ACROSS.format(majors=pooling.span_text(sorted(verdicts)))
+    if not described:
+        return Text(head.ja + ALL_SAME.ja, head.en + ALL_SAME.en)
+    rest = OTHERS_SAME if len(described) < len(fids) else Text("", "")
+    return Text(head.ja + "".join(DIFFERS.ja.format(fid=f, ranges=d.ja) for f, d in described.items()) + rest.ja,
+                (head.en + "".join(DIFFERS.en.format(fid=f, ranges=d.en) for f, d in described.items())
+                 + rest.en).strip())
+
+
+class GlanceDirective(ChapterDirective):
+    """Under the findings table: what changes across majors, the command, and where to read on."""
+
+    def build(self) -> list[nodes.Node]:
+        name, lang = self.arguments[0], self.lang
+        self.depend_on(name)
+        box = nodes.container(classes=["repro-glance"])
+        changes = nodes.paragraph(classes=["repro-glance-majors"])
+        changes += nodes.Text(across_majors(name, self.scale)(lang) + " ")
+        changes += section_link(f"{name}-majors")
+        box += changes
+        run = nodes.paragraph(classes=["repro-glance-run"])
+        run += nodes.Text(RUN(lang))
+        run += nodes.literal(text=f"make repro-{name}")
+        run += nodes.Text(" (")
+        run += section_link(f"{name}-run")
+        run += nodes.Text(")")
+        box += run
+        judged = nodes.paragraph(classes=["repro-glance-judging"])
+        judged += nodes.Text(SEE(lang))
+        judged += judging_link()
+        box += judged
+        return [box]
