@@ -5,14 +5,18 @@ to how verdicts are judged, and sections carry the same ASCII ids in both langua
 Reuses test_site's built site (its fixtures: SITE_DIR=_build/html checks the real build)."""
 from __future__ import annotations
 
+import html
+import os
 import re
 from pathlib import Path
 
 import pytest
 
+from conftest import chapter_result
 from test_site import SHOTS, _goto, base_url, browser, site  # noqa: F401 (fixtures)
 
 from repro import registry
+from repro.site import store
 from repro.site.glance import JUDGING
 from repro.site.words import WORDS
 
@@ -118,3 +122,41 @@ def test_sections_have_the_same_ascii_ids_in_both_languages(site: Path, name: st
     assert all(s.startswith(name.replace("_", "-")) for s in sections), sections
     for section in ("run", "majors"):  # what the line under the findings table links to
         assert f"{name.replace('_', '-')}-{section}" in sections, section
+
+
+def _changing(name: str) -> set[str]:
+    """The findings whose verdict (badge) is not the same on every major with a result, at the
+    scale the pages show (test_site._page_verdicts)."""
+    scale = os.environ.get("SCALE", "default") if os.environ.get("SITE_DIR") else chapter_result(name)[0]["scale"]
+    shown = [s for s in store.majors(name, scale).values() if s.verdicts]
+    if len(shown) < 2:
+        return set()
+    badges = {f.id: {next(v for v in s.verdicts if v.finding.id == f.id).badge() for s in shown}
+              for f in registry.get(name).findings}
+    return {fid for fid, found in badges.items() if len(found) > 1}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_line_under_the_findings_names_what_changes_across_majors(site: Path, lang: str) -> None:  # noqa: F811
+    """Under the findings table, the first line names exactly the findings whose verdict
+    differs between majors (from the results, as the matrix shows them), and the command."""
+    for name in CHAPTERS:
+        page = _html(site, lang, name)
+        majors = re.search(r'(?s)<p class="repro-glance-majors">(.*?)</p>', page)
+        run = re.search(r'(?s)<p class="repro-glance-run">(.*?)</p>', page)
+        assert majors and run, name
+        text = html.unescape(re.sub(r"<[^>]+>", "", majors[1]))
+        assert set(re.findall(r"\bF\d+\b", text)) == _changing(name), (name, text)
+        assert f"make repro-{name}" in html.unescape(re.sub(r"<[^>]+>", "", run[1]))
+
+
+SCALE_IN_PROSE = re.compile(r"\b(?:default|tiny|full) ?スケール")
+
+
+@pytest.mark.parametrize("page", ["chapters/" + c for c in CHAPTERS] + ["judging", "contributing"])
+def test_japanese_prose_writes_a_scale_as_its_name_in_code(page: str) -> None:
+    """"default スケール" reads as an English word left on a Japanese page: a scale's name
+    is written as the code it is (`default` スケール, SCALE=default), or in Japanese."""
+    source = (Path(__file__).resolve().parent.parent / "docs" / f"{page}.md").read_text(encoding="utf-8")
+    prose = re.sub(r"`[^`\n]*`", " ", re.sub(r"(?ms)^(```|:::).*?^\1\s*$", " ", source))
+    assert SCALE_IN_PROSE.findall(prose) == []
