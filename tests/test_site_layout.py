@@ -17,6 +17,7 @@ from test_site import SHOTS, _goto, base_url, browser, site  # noqa: F401 (fixtu
 
 from repro import registry
 from repro.site import store
+from repro.verdict import NOT_APPLICABLE
 from repro.site.glance import JUDGING
 from repro.site.words import WORDS
 
@@ -125,13 +126,14 @@ def test_sections_have_the_same_ascii_ids_in_both_languages(site: Path, name: st
 
 
 def _changing(name: str) -> set[str]:
-    """The findings whose verdict (badge) is not the same on every major with a result, at the
-    scale the pages show (test_site._page_verdicts)."""
+    """The findings whose verdict (badge) is not the same on every major with a result that it
+    applies to, at the scale the pages show (test_site._page_verdicts)."""
     scale = os.environ.get("SCALE", "default") if os.environ.get("SITE_DIR") else chapter_result(name)[0]["scale"]
     shown = [s for s in store.majors(name, scale).values() if s.verdicts]
     if len(shown) < 2:
         return set()
-    badges = {f.id: {next(v for v in s.verdicts if v.finding.id == f.id).badge() for s in shown}
+    verdicts = [{v.finding.id: v for v in s.verdicts} for s in shown]
+    badges = {f.id: {vs[f.id].badge() for vs in verdicts if vs[f.id].status != NOT_APPLICABLE}
               for f in registry.get(name).findings}
     return {fid for fid, found in badges.items() if len(found) > 1}
 

@@ -8,7 +8,7 @@ from sphinx import addnodes
 
 from .. import pooling
 from ..text import Text
-from ..verdict import Verdict
+from ..verdict import NOT_APPLICABLE, Verdict
 from . import store
 from .nodes import ChapterDirective
 from .words import WORDS
@@ -18,9 +18,10 @@ SECTIONS = ("majors", "run")  # each chapter page labels these sections "NAME-ma
 
 ACROSS = Text("メジャーバージョンごとの判定 (結果のある {majors}): ", "Across majors (results on {majors}): ")
 DIFFERS = Text("{fid} は {ranges}。", "{fid}: {ranges}. ")
-OTHERS_SAME = Text("ほかの知見は、どのメジャーバージョンでも同じ判定です。",
-                   "The other findings have the same verdict on every major.")
-ALL_SAME = Text("どの知見も、どのメジャーバージョンでも同じ判定です。", "Every finding has the same verdict on every major.")
+OTHERS_SAME = Text("ほかの知見は、対象となるどのメジャーバージョンでも同じ判定です。",
+                   "The other findings have the same verdict on every major they apply to.")
+ALL_SAME = Text("どの知見も、対象となるどのメジャーバージョンでも同じ判定です。",
+                "Every finding has the same verdict on every major it applies to.")
 RUN = Text("手元で実行する: ", "Run it yourself: ")
 FINDINGS_NOTE = Text("[ ] 内は 95% 信頼区間です。区間の求め方、実行のプール、原典との大きさの比べ方は「{judging}」にあります。"
                      "「プールした実行」を開くと、各実行だけでの判定が見られます。",
@@ -60,14 +61,16 @@ def judging_note(lang: str) -> nodes.paragraph:
 
 def across_majors(name: str, scale: str) -> Text:
     """The findings whose verdict differs between the majors with a result, each as ranges of
-    majors ("F6: reproduced on 9.6–13; changed in 14 on 14–18"), or that none does."""
+    majors ("F6: reproduced on 9.6–13; changed in 14 on 14–18"), or that none does. A major
+    the finding does not apply to (not applicable there) is no change: the matrix shows it."""
     verdicts: dict[float, dict[str, Verdict]] = {
         major: {v.finding.id: v for v in s.verdicts} for major, s in store.majors(name, scale).items() if s.verdicts}
     if len(verdicts) < 2:
         return WORDS["no_other_majors"]
     fids = list(next(iter(verdicts.values())))
     described = {fid: pooling.describe(by) for fid in fids
-                 if pooling.differs(by := {m: vs[fid] for m, vs in verdicts.items() if fid in vs})}
+                 if pooling.differs(by := {m: vs[fid] for m, vs in verdicts.items()
+                                           if fid in vs and vs[fid].status != NOT_APPLICABLE})}
     head = ACROSS.format(majors=pooling.span_text(sorted(verdicts)))
     if not described:
         return Text(head.ja + ALL_SAME.ja, head.en + ALL_SAME.en)
