@@ -85,8 +85,8 @@ def test_every_verdict_is_on_a_phone_screen(base_url, browser, lang: str) -> Non
             problems[name] = off[:5] or f"{tables} findings tables"
         if (scrolled := page.evaluate("document.documentElement.scrollWidth")) > 390:
             problems[f"{name} (page)"] = f"{scrolled} px wide"
-    page.goto(f"{base_url}/{lang}/chapters/fulltext.html")
-    page.screenshot(path=str(SHOTS / f"fulltext-{lang}-390-cards.png"), full_page=False)
+    _goto(page, f"{base_url}/{lang}/chapters/fulltext.html")
+    page.screenshot(path=str(SHOTS / f"fulltext-{lang}-390-cards.png"))
     page.close()
     assert not problems, problems
 

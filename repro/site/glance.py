@@ -14,7 +14,6 @@ from .nodes import ChapterDirective
 from .words import WORDS
 
 JUDGING = "judging"  # the page on how a verdict is judged (docs/judging.md)
-SECTIONS = ("majors", "run")  # each chapter page labels these sections "NAME-majors", "NAME-run"
 
 ACROSS = Text("メジャーバージョンごとの判定 (結果のある {majors}): ", "Across majors (results on {majors}): ")
 DIFFERS = Text("{fid} は {ranges}。", "{fid}: {ranges}. ")
@@ -32,20 +31,22 @@ SEE = Text("判定のしかた (信頼区間、実行のプール、原典との
            "How the verdicts are judged (intervals, pooling of runs, size against the original): ")
 
 
-def section_link(target: str) -> addnodes.pending_xref:
-    """A link to a labelled section, its text the section's title in the page's language."""
-    ref = addnodes.pending_xref("", refdomain="std", reftype="ref", reftarget=target, refexplicit=False,
+def _titled_link(reftype: str, target: str) -> addnodes.pending_xref:
+    """A link whose text is its target's title in the page's language: a labelled section
+    (reftype "ref") or a page ("doc")."""
+    ref = addnodes.pending_xref("", refdomain="std", reftype=reftype, reftarget=target, refexplicit=False,
                                 refwarn=True)
     ref += nodes.inline(text=target)
     return ref
 
 
+def section_link(label: str) -> addnodes.pending_xref:
+    """A link to a section of a chapter page ("auto_explain-run": each page labels these)."""
+    return _titled_link("ref", label)
+
+
 def judging_link() -> addnodes.pending_xref:
-    """A link to the page on how verdicts are judged, its text that page's title."""
-    ref = addnodes.pending_xref("", refdomain="std", reftype="doc", reftarget=f"/{JUDGING}", refexplicit=False,
-                                refwarn=True)
-    ref += nodes.inline(text=JUDGING)
-    return ref
+    return _titled_link("doc", f"/{JUDGING}")
 
 
 def judging_note(lang: str) -> nodes.paragraph:
