@@ -97,14 +97,14 @@ def _html(site: Path, lang: str, name: str) -> str:  # noqa: F811
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_every_chapter_links_to_how_we_judge(site: Path, lang: str) -> None:  # noqa: F811
-    """Each chapter page links to the one page on how verdicts are judged: from the line
-    under its findings table and from the table's note."""
+    """Each chapter page links to the one page on how verdicts are judged, from the note
+    right under its findings table."""
     assert (site / lang / f"{JUDGING}.html").exists()
     for name in CHAPTERS:
         page = _html(site, lang, name)
-        glance = re.search(r'(?s)<div class="repro-glance[^"]*">(.*?)</div>', page)
-        assert glance and f'href="../{JUDGING}.html"' in glance[1], name
-        assert page.count(f'href="../{JUDGING}.html"') >= 2, name
+        table_end = page.index("</table>", page.index('class="repro-findings'))
+        note = re.match(r'(?s)\s*</div>\s*<p class="repro-table-note">(.*?)</p>', page[table_end + len("</table>"):])
+        assert note and f'href="../{JUDGING}.html"' in note[1], name
 
 
 def _section_ids(page: str) -> list[str]:

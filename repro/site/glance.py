@@ -1,6 +1,7 @@
 """A chapter page's answer under its findings table (repro-glance): on which majors a
-verdict changes, as ranges from the results, the one command that runs the chapter, and
-links to the page's sections a reader looks for first and to how verdicts are judged."""
+verdict changes, as ranges from the results, and the one command that runs the chapter,
+each linked to its section; and the findings table's note, which links to the one page on
+how verdicts are judged."""
 from __future__ import annotations
 
 from docutils import nodes
@@ -21,14 +22,14 @@ OTHERS_SAME = Text("ほかの知見は、対象となるどのメジャーバー
                    "The other findings have the same verdict on every major they apply to.")
 ALL_SAME = Text("どの知見も、対象となるどのメジャーバージョンでも同じ判定です。",
                 "Every finding has the same verdict on every major it applies to.")
+DETAILS = Text("(詳しくは「{link}」)", " (details: {link})")
 RUN = Text("手元で実行する: ", "Run it yourself: ")
-FINDINGS_NOTE = Text("[ ] 内は 95% 信頼区間です。区間の求め方、実行のプール、原典との大きさの比べ方は「{judging}」にあります。"
+RUN_MORE = Text(" (「{link}」に、原典と同じ規模での実行のしかたもあります)", " ({link}, also at the original's size)")
+FINDINGS_NOTE = Text("[ ] 内は 95% 信頼区間です。区間の求め方、実行のプール、原典との大きさの比べ方は「{link}」にあります。"
                      "「プールした実行」を開くと、各実行だけでの判定が見られます。",
                      "Brackets give the 95 % confidence interval. How intervals are made, how runs are pooled and "
-                     "how a size compares with the original's: {judging}. Open \"Runs pooled\" for each run's "
+                     "how a size compares with the original's: {link}. Open \"Runs pooled\" for each run's "
                      "own verdict.")
-SEE = Text("判定のしかた (信頼区間、実行のプール、原典との大きさ): ",
-           "How the verdicts are judged (intervals, pooling of runs, size against the original): ")
 
 
 def _titled_link(reftype: str, target: str) -> addnodes.pending_xref:
@@ -49,15 +50,19 @@ def judging_link() -> addnodes.pending_xref:
     return _titled_link("doc", f"/{JUDGING}")
 
 
+def with_link(paragraph: nodes.paragraph, template: str, link: addnodes.pending_xref) -> nodes.paragraph:
+    """The paragraph with the words of `template` added, the link where it says {link}."""
+    before, after = template.split("{link}")
+    paragraph += nodes.Text(before)
+    paragraph += link
+    paragraph += nodes.Text(after)
+    return paragraph
+
+
 def judging_note(lang: str) -> nodes.paragraph:
     """The findings table's note: what the brackets are, and where the method is explained
     (once, on the judging page, rather than under every table)."""
-    before, after = FINDINGS_NOTE(lang).split("{judging}")
-    note = nodes.paragraph(classes=["repro-table-note"])
-    note += nodes.Text(before)
-    note += judging_link()
-    note += nodes.Text(after)
-    return note
+    return with_link(nodes.paragraph(classes=["repro-table-note"]), FINDINGS_NOTE(lang), judging_link())
 
 
 def across_majors(name: str, scale: str) -> Text:
@@ -82,25 +87,16 @@ def across_majors(name: str, scale: str) -> Text:
 
 
 class GlanceDirective(ChapterDirective):
-    """Under the findings table: what changes across majors, the command, and where to read on."""
+    """Under the findings table (whose note links to how verdicts are judged): what changes
+    across majors, and the command that runs the chapter, each linked to its section."""
 
     def build(self) -> list[nodes.Node]:
         name, lang = self.arguments[0], self.lang
         self.depend_on(name)
         box = nodes.container(classes=["repro-glance"])
-        changes = nodes.paragraph(classes=["repro-glance-majors"])
-        changes += nodes.Text(across_majors(name, self.scale)(lang) + " ")
-        changes += section_link(f"{name}-majors")
-        box += changes
-        run = nodes.paragraph(classes=["repro-glance-run"])
-        run += nodes.Text(RUN(lang))
+        changes = nodes.paragraph(text=across_majors(name, self.scale)(lang), classes=["repro-glance-majors"])
+        box += with_link(changes, DETAILS(lang), section_link(f"{name}-majors"))
+        run = nodes.paragraph(text=RUN(lang), classes=["repro-glance-run"])
         run += nodes.literal(text=f"make repro-{name}")
-        run += nodes.Text(" (")
-        run += section_link(f"{name}-run")
-        run += nodes.Text(")")
-        box += run
-        judged = nodes.paragraph(classes=["repro-glance-judging"])
-        judged += nodes.Text(SEE(lang))
-        judged += judging_link()
-        box += judged
+        box += with_link(run, RUN_MORE(lang), section_link(f"{name}-run"))
         return [box]
