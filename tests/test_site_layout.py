@@ -102,7 +102,7 @@ def test_every_chapter_links_to_how_we_judge(site: Path, lang: str) -> None:  # 
     assert (site / lang / f"{JUDGING}.html").exists()
     for name in CHAPTERS:
         page = _html(site, lang, name)
-        table_end = page.index("</table>", page.index('class="repro-findings'))
+        table_end = page.index("</table>", re.search(r'<table class="[^"]*\brepro-findings\b', page).start())
         note = re.match(r'(?s)\s*</div>\s*<p class="repro-table-note">(.*?)</p>', page[table_end + len("</table>"):])
         assert note and f'href="../{JUDGING}.html"' in note[1], name
 
