@@ -23,7 +23,8 @@ extensions = [
     "repro.site.sphinxext",
 ]
 myst_enable_extensions = ["colon_fence", "deflist"]
-myst_heading_anchors = 3
+# no anchors made from headings: they would be Japanese on the English pages too; a section
+# that is linked to carries an explicit ASCII label, (auto_explain-run)=, the same in both languages
 source_suffix = {".md": "markdown"}
 exclude_patterns = ["_build", "_templates", "_root", "_static"]
 
@@ -112,6 +113,7 @@ def _unbroken(title: str) -> str:
 
 def _titles(app, config):
     config.project, config.html_title, config.copyright = TITLES[config.language]
+    app.tags.add(config.language)  # ```{only} ja``` / ```{only} en```: a diagram drawn per language
     if os.environ.get("REPRO_BASEURL"):  # the site's public address: canonical links, og:url, sitemap
         config.html_baseurl = os.environ["REPRO_BASEURL"].rstrip("/") + f"/{config.language}/"
     config.latex_engine = "uplatex"  # also for English: its cited titles are Japanese

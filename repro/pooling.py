@@ -224,6 +224,11 @@ def span_text(found: list[float]) -> str:
     return ", ".join(map(major_name, found))
 
 
+def differs(by_major: dict[float, Verdict]) -> bool:
+    """Whether a finding's verdict (its badge) is not the same on every major."""
+    return len({v.badge() for v in by_major.values()}) > 1
+
+
 def describe(by_major: dict[float, Verdict]) -> Text:
     """A finding across majors as a range: "reproduced on 9.6–13; changed in 14 on 14–18"."""
     parts = [(v.badge(), span_text(ms)) for v, ms in spans(by_major)]

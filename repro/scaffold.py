@@ -189,22 +189,29 @@ shared_buffers = 256MB
 ''',
 }
 
-PAGE = '''# {name} (日本語の題)
+PAGE = '''({name})=
+# {name} (日本語の題)
 
 ```{{repro-status}} {name}
 ```
 
+```{{repro-findings}} {name}
+```
+
+```{{repro-glance}} {name}
+```
+
+({name}-summary)=
 ## 要約
 
 (この章が再現する知見の要約)
 
-```{{repro-findings}} {name}
-```
-
+({name}-mechanism)=
 ## 仕組み
 
 (検証する仕組みの説明と、その出典)
 
+({name}-original)=
 ## 原典の実験
 
 (出典: 題名、著者・組織、日付。環境、設定、クエリ、原典の数値)
@@ -213,16 +220,26 @@ PAGE = '''# {name} (日本語の題)
 :language: ini
 ```
 
+({name}-reproduction)=
 ## 再現の方法
+
+({name}-scaling)=
+### 何を縮小したか
 
 ```{{repro-table}} {name} scaling
 ```
 
-(何をどれだけ縮小したか、`make repro-{name}` での実行方法、full スケールでの実行方法)
+(何をどれだけ縮小したか。区間と判定の決め方は「{{doc}}`/judging`」にあります)
 
 ```{{repro-rounds}} {name}
 ```
 
+({name}-run)=
+### 実行のしかた
+
+(`make repro-{name}` での実行方法、`full` スケールでの実行方法)
+
+({name}-results)=
 ## 結果
 
 ```{{repro-table}} {name} tps
@@ -231,11 +248,13 @@ PAGE = '''# {name} (日本語の題)
 ```{{repro-chart}} {name} tps
 ```
 
+({name}-majors)=
 ## メジャーバージョンごとの結果
 
 ```{{repro-majors}} {name}
 ```
 
+({name}-provenance)=
 ## 来歴
 
 ```{{repro-provenance}} {name}
@@ -244,6 +263,7 @@ PAGE = '''# {name} (日本語の題)
 ```{{repro-download}} {name}
 ```
 
+({name}-limitations)=
 ## 制約と注意
 
 (この環境で再現できないこと、その理由)
@@ -260,9 +280,12 @@ CATALOGUE = {  # the page's Japanese messages and their English, as Sphinx extra
         "(source: title, author or organisation, date; environment, settings, queries, the "
         "original's numbers)",
     "再現の方法": "How it is reproduced",
-    "(何をどれだけ縮小したか、`make repro-{name}` での実行方法、full スケールでの実行方法)":
-        "(what was scaled and by how much, how to run it with `make repro-{name}`, how to run "
-        "it at full scale)",
+    "何を縮小したか": "What was scaled down",
+    "(何をどれだけ縮小したか。区間と判定の決め方は「{{doc}}`/judging`」にあります)":
+        "(what was scaled and by how much; how intervals and verdicts are made: {{doc}}`/judging`)",
+    "実行のしかた": "How to run it",
+    "(`make repro-{name}` での実行方法、`full` スケールでの実行方法)":
+        "(how to run it with `make repro-{name}`, and at `full` scale)",
     "結果": "Results",
     "メジャーバージョンごとの結果": "Results per major",
     "来歴": "Provenance",

@@ -33,7 +33,7 @@ def test_chapter_is_wired(name: str) -> None:
     assert chapter.original["sources"] and all({"id", "title", "short", "url", "date", "by", "subject"} <= set(s)
                                                for s in chapter.original["sources"])
     page = (ROOT / "docs" / "chapters" / f"{name}.md").read_text()
-    for directive in ("repro-status", "repro-findings", "repro-majors", "repro-rounds",
+    for directive in ("repro-status", "repro-findings", "repro-glance", "repro-majors", "repro-rounds",
                       "repro-provenance", "repro-download"):
         assert f"{{{directive}}} {name}" in page, directive
     for table in chapter.tables:

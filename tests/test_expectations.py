@@ -128,3 +128,17 @@ def test_the_ids_of_revision_rows_are_link_targets(chapter) -> None:
     found = revisions.revisions_block(chapter, "en")
     revisions.targets(found, document)
     assert document.nameids == {"eic-f5-rev-0": "eic-f5-rev-0"}
+
+
+def test_repro_matrix_json_says_since_when_and_whether_before_any_run() -> None:
+    """`repro matrix --json` (pooling.row) gives each finding `expected_since` (a date) and
+    `expected_before_runs` (as the register says): the real register of eic."""
+    chapter = registry.get("eic")
+    pool = pooling.gather(chapter, 17, "default")
+    rows = {r["finding"]: r for r in (pooling.row(pool, v) for v in pool.verdicts)}
+    assert set(rows) == {f.id for f in chapter.findings}
+    for f in chapter.findings:
+        e = claims.expectation(claims.load(chapter), f.id, f.expected)
+        assert rows[f.id]["expected_since"] == e.since[:10] and len(rows[f.id]["expected_since"]) == 10
+        assert rows[f.id]["expected_before_runs"] is e.before_runs
+    assert rows["F6"]["expected"] is False and rows["F6"]["expected_before_runs"] is False  # a yes → no revision

@@ -40,7 +40,7 @@ def _cell(v: Verdict) -> tuple[dict[str, tuple[str, str]], sizes.Size]:
     declared = sizes._numbers("demo F6", v.finding, ["+20.5 %", "+25.8 %"])
     pool = pooling.Pool(None, 17, "default", [], [])
     pool.__dict__.update(verdicts=[v], check_sizes={"F6": sizes.each_check(declared, v, 1)})
-    shown = store.Shown(SimpleNamespace(doc={}, pool=pool), None)
+    shown = store.Shown(SimpleNamespace(doc={}, pool=pool, chapter=None), None)  # an expected finding: no mark
     cell = _matrix_cell(shown, "F6", "en")
     html = "".join(n.astext() for n in cell.findall(nodes.raw) if n["format"] == "html")
     return {m.group(1).split()[0]: (m.group(2), m.group(3)) for m in SPAN.finditer(html)}, pool.sizes["F6"]

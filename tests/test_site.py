@@ -419,14 +419,44 @@ THEME_ENGLISH = ("Skip to content", "Copyright", "Made with", "Previous", "Next"
                  "On this page", "container", "Settings:")
 
 
+def _diagrams(page: Path) -> list[tuple[str, str]]:
+    """The PlantUML diagrams a page shows: each one's alt text and the words drawn in it."""
+    markup = page.read_text(encoding="utf-8")
+    found = []
+    for tag in re.findall(r"<img\b[^>]*plantuml-[^>]*>", markup):
+        src = re.search(r'src="([^"]+)"', tag)[1]
+        alt = html.unescape((re.search(r'alt="([^"]*)"', tag) or [None, ""])[1])
+        svg = (page.parent / src).read_text(encoding="utf-8")
+        found.append((alt, " ".join(html.unescape(t) for t in re.findall(r"<text\b[^>]*>([^<]*)</text>", svg))))
+    return found
+
+
 def test_japanese_pages_carry_no_english_ui_text(site: Path) -> None:
+    """The theme's words, on the page and in its diagrams: their alt texts (a Japanese
+    sentence, not the diagram's source) and the words drawn in them (Japanese labels)."""
     found = {}
     for page in sorted((site / "ja").rglob("*.html")):
         html = page.read_text(encoding="utf-8")
-        text = _visible_text(html, code=False) + " ".join(re.findall(r"<title>(.*?)</title>", html))
-        if hits := [w for w in THEME_ENGLISH if re.search(rf"\b{re.escape(w)}\b", text)]:
+        diagrams = _diagrams(page)
+        text = " ".join([_visible_text(html, code=False), *re.findall(r"<title>(.*?)</title>", html),
+                         *(alt for alt, _ in diagrams), *(drawn for _, drawn in diagrams)])
+        hits = [w for w in THEME_ENGLISH if re.search(rf"\b{re.escape(w)}\b", text)]
+        hits += [f"diagram: {alt[:40]!r}" for alt, drawn in diagrams
+                 if "@startuml" in alt or not alt.endswith("。") or not re.search(JAPANESE, drawn)]
+        if hits:
             found[page.relative_to(site).as_posix()] = hits
     assert not found, found
+
+
+def test_english_diagrams_are_drawn_and_described_in_english(site: Path) -> None:
+    """An English page's diagrams: English labels, and an English sentence as alt text."""
+    found = {}
+    for page in sorted((site / "en" / "chapters").glob("*.html")):
+        for alt, drawn in _diagrams(page):
+            if "@startuml" in alt or not alt.endswith(".") or re.search(JAPANESE, alt + drawn):
+                found.setdefault(page.name, []).append(alt[:60])
+    assert not found, found
+    assert any(_diagrams(p) for p in (site / "en" / "chapters").glob("*.html"))
 
 
 def test_diagrams_are_drawings_not_error_messages(site: Path) -> None:
@@ -450,7 +480,7 @@ def test_charts_are_not_blank(site: Path) -> None:
         assert len(np.unique(pixels, axis=0)) > 20 and ink > 0.02, png.name
 
 
-SAYS_WHEN = {"ja": re.compile(r": \d{4}-\d{2}-\d{2} に、[^)]*(前|後)"),
+SAYS_WHEN = {"ja": re.compile(r": \d{4}-\d{2}-\d{2} に、.{0,40}?(前|後)"),
              "en": re.compile(r": (predicted|declared) on \d{4}-\d{2}-\d{2}, [^)]*\b(before|after)\b")}
 REVISION_LINK = re.compile(r'<a [^>]*href="([^"#]*)#([a-z_0-9]+-f\d+-rev-\d+)"')
 
@@ -493,7 +523,7 @@ def test_the_matrix_marks_the_findings_not_expected_and_its_legend_says_how(site
     label = WORDS["not_expected"](lang).strip("()")
     assert all(html.unescape(said).startswith(label) and re.search(r"\d{4}-\d{2}-\d{2}", said) for said, _ in marks)
     def plain(text: str) -> str:  # one space for any, straight quotes for curly ones
-        return re.sub("[“”]", '"', " ".join(text.split()))
+        return re.sub("[“”]", '"', " ".join(text.split())).replace("’", "'")
     legend = dict(matrix_site.LEGEND)
     shown = plain(html.unescape(_visible_text(source)))
     assert all(plain(legend[symbol](lang)) in shown for symbol in (expectations.PREDICTED, expectations.DECLARED_AFTER))

@@ -13,6 +13,7 @@ from ..text import Number, Text
 from ..verdict import KIND, STOPPED, Finding, Verdict
 from . import store
 from .expectations import expectation_note
+from .glance import judging_note
 from .nodes import (ChapterDirective, badge, details, details_summary, doc_link, has_findings_table,
                     note_finding_row, para, source_text, table_node, timestamp, verdict_badge)
 from .revisions import revised_after_note, revisions_block, targets
@@ -160,9 +161,9 @@ class FindingsDirective(ChapterDirective):
                          _size_cell(shown, f.id, lang), _pooled_cell(shown, v, lang)])
         table = Table(Text("知見と判定", "Findings and verdicts"),
                       [WORDS[k] for k in ("finding", "claim", "original", "measured", "status", "size", "pooled")],
-                      rows, Text.join([WORDS["interval"], WORDS["pooled_note"], sizes.POINT], "", " "))
+                      rows)
         ids = [note_finding_row(self.env, chapter.name, v.finding.id) for v in shown.verdicts]
-        out = table_node(table, lang, row_ids=ids)
+        out = [*table_node(table, lang, row_ids=ids), judging_note(lang)]
         out[0]["classes"].append("repro-findings")
         if chapter.machine_bound and shown.pool is not None:
             model = pooling.machine(shown.run.doc) or "?"

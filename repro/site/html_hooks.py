@@ -1,6 +1,6 @@
 """Build hooks of the HTML output: PlantUML's error images fail the build, each page gets a
-description (og:description), a table keeps its id to itself, and the language's sitemap is
-written."""
+description (og:description), a table keeps its id to itself, a findings table's cells carry
+their headings (cards on a phone), and the language's sitemap is written."""
 from __future__ import annotations
 
 import html
@@ -64,6 +64,25 @@ class OneIdPerElement(SphinxPostTransform):
         for node in self.document.findall(nodes.container):
             if {"table-wrapper", "math-wrapper"} & set(node["classes"]) and node.children:
                 node["ids"] = []
+
+
+class CardLabels(SphinxPostTransform):
+    """On a phone a findings table is a stack of cards, one per finding (repro.css): each cell
+    then carries its column's heading, hidden on wider screens where the table head shows."""
+
+    formats = ("html",)
+    default_priority = 600
+
+    def run(self, **kwargs: Any) -> None:
+        for table in self.document.findall(nodes.table):
+            if "repro-findings" not in table["classes"]:
+                continue
+            heads = [entry.astext() for entry in next(table.findall(nodes.thead)).findall(nodes.entry)]
+            for row in next(table.findall(nodes.tbody)).findall(nodes.row):
+                for head, entry in zip(heads, row.findall(nodes.entry)):
+                    label = nodes.paragraph(text=head, classes=["repro-card-label"])
+                    label["translatable"] = False
+                    entry.insert(0, label)
 
 
 def write_sitemap(app: Sphinx, error: Exception | None) -> None:

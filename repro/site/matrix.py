@@ -193,7 +193,7 @@ def _differences(name: str, shown: dict[float, store.Shown], lang: str) -> nodes
     lines: list[str] = []
     for f in findings:
         by_major = {m: vs[f.id] for m, vs in verdicts.items()}
-        if len({v.badge() for v in by_major.values()}) > 1:
+        if pooling.differs(by_major):
             why = next((v.reason(lang) for v in by_major.values() if v.status == CHANGED and v.reason), None)
             lines.append(f"{f.id}: {pooling.describe(by_major)(lang)}" + (f" ({why})" if why else ""))
     box = nodes.container(classes=["repro-differences"])

@@ -116,13 +116,13 @@ def source_text(shown: store.Shown) -> Text:
                   f"; estimates with an interval pool it with {others} stored run{'s' if others > 1 else ''} "
                   f"of the same experiment") if others else Text("", "")
     if shown.this_build:
-        return Text(f"このビルドの実行 (PostgreSQL {major}、{when}、{doc['scale']} スケール){pooled.ja}",
+        return Text(f"このビルドの実行 (PostgreSQL {major}、{when}、`{doc['scale']}` スケール){pooled.ja}",
                     f"this build's run (PostgreSQL {major}, {when}, {doc['scale']} scale){pooled.en}")
     git = prov.get("git") or {}
     commit = (git.get("commit") or "?")[:10]
     model, cpus = (host.get('cpu_model') or '?').split(' @')[0], host.get('engine_cpus')
     dirty = Text("、未コミットの変更あり", ", with uncommitted changes") if git.get("dirty") else Text("", "")
-    return Text(f"保存された実行 (PostgreSQL {major}、{when}、{doc['scale']} スケール、CPU {cpus} 個 ({model})、"
+    return Text(f"保存された実行 (PostgreSQL {major}、{when}、`{doc['scale']}` スケール、CPU {cpus} 個 ({model})、"
                 f"コミット {commit}{dirty.ja}){pooled.ja}",
                 f"a stored run (PostgreSQL {major}, {when}, {doc['scale']} scale, {cpus} CPUs ({model}), "
                 f"commit {commit}{dirty.en}){pooled.en}")

@@ -99,12 +99,11 @@ def revisions_block(chapter: Chapter, lang: str) -> list[nodes.Node]:
                 first = min(first or r["date"], r["date"])
             if not _shown(r, i, set_flag):
                 continue
-            change = (_declared_change if r["what"] in FIRST else _revision_change)(r, lang)
-            why = r.get("why_ja") if lang == "ja" else r["why"]
+            describe = _declared_change if r["what"] in FIRST else _revision_change
+            change, why = describe(r, lang), r.get("why_ja") if lang == "ja" else r["why"]
             if change is None or not why:
                 english = True
-                change = change or (_declared_change if r["what"] in FIRST else _revision_change)(r, "en")
-                why = why or r["why"]
+                change, why = change or describe(r, "en"), why or r["why"]
             rows.append([fid, r["date"][:10], after_text(r.get("after")), change, why])
             ids.append(row_id(chapter.name, fid, i))
     out: list[nodes.Node] = []
@@ -114,7 +113,7 @@ def revisions_block(chapter: Chapter, lang: str) -> list[nodes.Node]:
         caption = Text("主張の改訂 (一部は英語の記録)" if english else "主張の改訂", "Revisions of the claims")
         table = Table(caption, [WORDS["finding"], Text("日付", "Date"), SEEN, Text("変更 (旧 → 新)", "Change (old → new)"),
                                 WORDS["why"]], rows, REVISIONS_NOTE)
-        built = table_node(table, lang, [8, 11, 13, 40, 28])
+        built = table_node(table, lang, [6, 10, 11, 33, 40])
         built[0]["classes"].append("repro-revisions")
         for row, ident in zip(built[0].findall(nodes.row), [None, *ids]):  # the head's row first
             if ident:

@@ -2,7 +2,7 @@
 configuration values, directives, roles, nodes and hooks); each job lives in a module of
 its own (ARCHITECTURE.md draws them):
 
-- chapter_page: repro-status, repro-findings, repro-rounds; pieces: repro-table,
+- chapter_page: repro-status, repro-findings, repro-rounds; glance: repro-glance; pieces: repro-table,
   repro-chart; matrix: repro-majors, repro-matrix; provenance: repro-provenance;
   downloads: repro-download, repro-downloads; machines: repro-machines, the contributed runs
   (MyST: ```{repro-findings} auto_explain```);
@@ -30,7 +30,8 @@ from .. import majors, results
 from .answer import AnswerDirective
 from .chapter_page import FindingsDirective, RoundsDirective, StatusDirective
 from .downloads import DownloadDirective, EverythingDirective
-from .html_hooks import OneIdPerElement, check_diagrams, describe_page, write_sitemap
+from .glance import GlanceDirective
+from .html_hooks import CardLabels, OneIdPerElement, check_diagrams, describe_page, write_sitemap
 from .latex import ChaptersOfTheReport, FittedTables, depart_details_latex, visit_details_latex
 from .machines import MachinesDirective
 from .matrix import MajorsDirective, MatrixDirective
@@ -65,7 +66,8 @@ def setup(app: Sphinx) -> dict[str, Any]:
             ("repro-ledger", LedgerDirective), ("repro-matrix", MatrixDirective),
             ("repro-environment", EnvironmentDirective), ("repro-sources", SourcesDirective),
             ("repro-summary", SummaryDirective), ("repro-answer", AnswerDirective),
-            ("repro-downloads", EverythingDirective), ("repro-machines", MachinesDirective)):
+            ("repro-downloads", EverythingDirective), ("repro-machines", MachinesDirective),
+            ("repro-glance", GlanceDirective)):
         app.add_directive(name, directive)
     app.add_node(details, html=(visit_details_html, depart_details_html),
                  latex=(visit_details_latex, depart_details_latex), text=(visit_plain, depart_plain))
@@ -83,5 +85,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_post_transform(TargetsInLatex)
     app.add_post_transform(ChaptersOfTheReport)
     app.add_post_transform(FittedTables)
+    app.add_post_transform(CardLabels)
     return {"version": "2", "env_version": code_version(), "parallel_read_safe": True,
             "parallel_write_safe": True}

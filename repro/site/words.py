@@ -96,7 +96,7 @@ WORDS = {
                   "Caution: the numbers below were not measured by this build's experiment code "
                   "({why}); they come from {source}. `make html` without REPRO=cached runs the chapter again."),
     "code_changed": Text("実験のコードが変わっています", "the experiment has changed"),
-    "scale_changed": Text("スケールが {scale} です", "it was run at {scale} scale"),
+    "scale_changed": Text("スケールが `{scale}` です", "it was run at {scale} scale"),
     "fresh": Text("このページの数値は、ことわりのないかぎり{source}の結果 ({duration} 秒) から生成されています。"
                   "別の実行からの表と図には、その出所を添えています。",
                   "Unless said otherwise, the numbers on this page come from {source} ({duration} s); "
@@ -114,18 +114,6 @@ WORDS = {
     "matrix_json": Text("同じもの (JSON)", "The same as JSON"),
     "results_zip": Text("すべての結果ファイル {n} 件 (ZIP)", "Every result file, {n} of them (ZIP)"),
     "download_csv": Text("すべての結果の判定と測定値 (CSV)", "The verdicts and values of every result (CSV)"),
-    "interval": Text("[ ] 内は 95% 信頼区間です。各実行のラウンドの値の平均をプールした推定値に対する t 分布による区間で、"
-                     "2 つの条件の比と変化は対数で求めます (2 つの差の比のように負にもなる値は、そのままの尺度で求めます)。"
-                     "数えた値 (走査の数、システムコール、計画の形) は正確に判定するので区間がありません。実行によって値が違えば、"
-                     "中央値と、[ ] 内に実行の値の範囲を示し、すべての実行の値が条件を満たすときだけ成り立つ、"
-                     "どれも満たさないときだけ成り立たないとします。「pt」(ポイント) は 2 つのパーセントの差です。",
-                     "Brackets give the 95 % confidence interval: Student's t over the pooled means of the runs' "
-                     "rounds (on the log scale for ratios and changes between two conditions; a quotient of two "
-                     "differences, which can be negative, on its own scale). Counted values (scans, system calls, "
-                     "plan shapes) are judged exactly and have none; where runs give different values, the "
-                     "median is shown with the range of the runs' values in brackets, and the check holds only "
-                     "if every run's value does, and fails only if none does. \"pt\" (points) is a difference "
-                     "of two percentages."),
     "unavailable": Text("実行できない", "cannot run"),
     "no_repository": Text("このビルドには公開されたリポジトリのアドレスが記録されていません。"
                           "サイトの元になったソースを使ってください",

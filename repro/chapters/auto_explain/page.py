@@ -20,10 +20,10 @@ COL = {
     "ours_tps": Text("本ビルド tps", "This build tps"),
     "orig_tps": Text("原典 tps", "Original tps"),
 }
-NOTE = Text("変化は、各ラウンドの値を同じラウンドの比較の基準で割った比の、ラウンドにわたる幾何平均です (区間は t 分布による 95 % 区間)。"
+NOTE = Text("変化は、各ラウンドの値を同じラウンドの比較の基準で割った比の、ラウンドにわたる幾何平均です。"
             "レイテンシの列は全ラウンドの中央値なので、列どうしを割っても変化とは一致しません。",
             "A change is the geometric mean over rounds of each round's value over the same round's "
-            "value of the condition it is compared with (its interval: Student's t, 95 %); the latency columns are medians over all "
+            "value of the condition it is compared with; the latency columns are medians over all "
             "rounds, so dividing them does not give the change exactly.")
 LIMIT_CONDITIONS = ("not_loaded", "preloaded", "loaded", "explain", "analyze", "analyze_no_timing",
                     "explain_log", "analyze_log")
