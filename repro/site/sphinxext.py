@@ -48,10 +48,13 @@ from .search import SearchJapaneseBigrams, search_messages
 def code_version() -> int:
     """A number that changes with the shared code that renders the pages: Sphinx rereads
     every page when it changes (its cache knows nothing of the directives' code). A chapter's
-    own package is a dependency of the pages that show it (depend_on)."""
+    own package is a dependency of the pages that show it (depend_on); a chapter added or
+    removed changes the number too, since the pages that list every chapter (the front page,
+    the matrix, the sources) depend on no package of a chapter they have not seen."""
     package = Path(results.ROOT, "repro")
     files = sorted([*package.glob("*.py"), *package.glob("site/*.py")])
-    return zlib.crc32(b"".join(p.read_bytes() for p in files))
+    chapters = sorted(p.parent.name for p in package.glob("chapters/*/__init__.py"))
+    return zlib.crc32(b"".join(p.read_bytes() for p in files) + " ".join(chapters).encode())
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
