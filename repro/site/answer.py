@@ -32,11 +32,13 @@ TALLY_HEAD = Text("原典の主張 {n} 件は PostgreSQL {major} でいまも成
 TALLY_COUNT = Text("{title} {n} 件", "{title}: {n}")
 CHANGES_IN = Text("{major} で変わる", "changes in {major}")
 NOT_EXPECTED_MEANS = Text(
-    "「この環境では成立を期待しない」主張は、原典と違うこの実験の組み立て (1 台のマシンにすべてのサーバーを載せるなど) "
-    "のために、成り立たないと登録したものです。原典への反証ではなく、`make test` も失敗しません。",
-    "A claim \"not expected to hold here\" was registered as not holding because this experiment is set up "
-    "differently from the original (all servers on one machine, for example): it does not refute the original, "
-    "and `make test` does not fail on it.")
+    "ここで成り立たないと登録した主張は、原典と違うこの実験の組み立て (1 台のマシンにすべてのサーバーを載せるなど) "
+    "のためにそう登録したものです。原典への反証ではなく、`make test` も失敗しません。"
+    "どれも、実行の前の予測か、実行の後の宣言か (その日付と、それまでの実行) を示します。",
+    "A claim registered as not holding here was registered so because this experiment is set up differently "
+    "from the original (all servers on one machine, for example): it does not refute the original, and "
+    "`make test` does not fail on it. Each says whether that was predicted before any run or declared after "
+    "runs, when, and after which runs.")
 
 
 def later_change(name: str, fid: str, major: float, scale: str) -> float | None:

@@ -55,7 +55,7 @@ LEGEND: list[tuple[str, Text]] = [
     (PREDICTED, Text("実行の前に、ここでは成り立たないと予測した知見 (いつかは章の「主張の改訂」)",
                      "a finding predicted, before any run, not to hold here (when: the chapter's revisions of the claims)")),
     (DECLARED_AFTER, Text("実行の後で、ここでは成立を期待しないと宣言した知見 (いつ、どの実行の後かは章の「主張の改訂」)",
-                          "a finding declared not expected to hold here after runs of it (when, after which runs: the "
+                          "a finding declared, after runs of it, as not holding here (when, after which runs: the "
                           "chapter's revisions of the claims)")),
     ("—", Text("結果なし", "no result")),
 ]
