@@ -79,7 +79,7 @@ from ...verdict import Above, Check, Measure
 from ...wording import Wording
 from .analysis import gain
 
-GAIN_PCT = 10.0  # set it from repeated runs, and say how many held
+GAIN_PCT = 10.0  # from the original's number or a natural boundary, registered (repro register) before any run
 
 WORDS = Wording.beside(__file__)
 
