@@ -10,8 +10,7 @@ from docutils import nodes
 from .. import majors, registry
 from ..chapter import Chapter
 from ..text import Text
-from ..verdict import (CHANGED, CONTRADICTED, INCONCLUSIVE, NOT_APPLICABLE, ORIGINAL, PARTIAL, REPRODUCED, Finding,
-                       Verdict)
+from ..verdict import CHANGED, CONTRADICTED, INCONCLUSIVE, NOT_APPLICABLE, ORIGINAL, PARTIAL, REPRODUCED, Verdict
 from . import store
 from .expectations import expectation_note
 from .nodes import Directive, doc_link, finding_link, has_findings_table, para

@@ -14,7 +14,7 @@ from ..verdict import KIND, STOPPED, Finding, Verdict
 from . import store
 from .expectations import expectation_note
 from .glance import judging_note
-from .nodes import (ChapterDirective, badge, details, details_summary, doc_link, has_findings_table,
+from .nodes import (ChapterDirective, badge, details, details_summary, has_findings_table,
                     note_finding_row, para, source_text, table_node, timestamp, verdict_badge)
 from .revisions import revised_after_note, revisions_block, targets
 from .sources import citation
