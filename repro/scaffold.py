@@ -7,12 +7,17 @@ generated from the chapters' own files. The contributor replaces the example.
 """
 from __future__ import annotations
 
+import importlib.util
 import re
+import sys
 from pathlib import Path
 
+from . import claims
+from .chapter import Chapter
 from .errors import ReproError
 from .readme import update_readme
-from .registry import chapters
+from .registry import build, chapters
+from .text import Text
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -98,6 +103,16 @@ claim.ja = "synchronous_commit = off で TPS が 10 % を超えて上がる"
 claim.en = "synchronous_commit = off raises TPS by more than 10 %"
 original.ja = "(原典の値)"
 original.en = "(the original's value)"
+source = "{name}"
+where.ja = "(原典の表や節)"
+where.en = "(the table or section of the source)"
+''',
+    "sizes.toml": '''# The original's numbers for the same statistic as each check (repro/sizes.py), or why
+# they do not compare; registered before the runs that judge them (repro register).
+
+[F1]
+original = ["+100 %"]
+basis = "(replace: where the number is in the source) original.toml's tps, off 2000 / on 1000"
 ''',
     "page.py": '''"""What the page shows (replace)."""
 from __future__ import annotations
@@ -336,4 +351,32 @@ def create(name: str, root: Path = ROOT) -> list[Path]:
     last = list(re.finditer(r"^chapters/\w+\n", toc, flags=re.M))[-1]
     index.write_text(toc[:last.end()] + f"chapters/{name}\n" + toc[last.end():], encoding="utf-8")
     readme = update_readme(root, extra=[name])
-    return [*files, index, *([readme] if readme else [])]
+    register = _register_example(load(root, name))
+    return [*files, index, *([readme] if readme else []), register]
+
+
+def load(root: Path, name: str) -> Chapter:
+    """A chapter package under `root` (the project, or a copy of it), imported from its files
+    as the registry would import it."""
+    package = root / "repro" / "chapters" / name
+    spec = importlib.util.spec_from_file_location(f"repro.chapters.{name}", package / "__init__.py",
+                                                  submodule_search_locations=[str(package)])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return build(module)
+
+
+def _register_example(chapter: Chapter) -> Path:
+    """The example's claims and size, registered as made, before any run: the tests hold a
+    chapter to its register from its first commit; the contributor's own claims are a
+    revision, registered before the runs that judge them."""
+    claims.register(chapter, EXAMPLE_WHY.en, why_ja=EXAMPLE_WHY.ja)
+    claims.register_sizes(chapter)
+    return claims.path(chapter)
+
+
+EXAMPLE_WHY = Text("ひな形の例を、作ったときに (実行の前に) 登録しました。例を置き換えたら、判定する実行の前に "
+                   "`repro register` で自分の主張を登録します。",
+                   "The scaffold's example, registered when it was made (before any run). Replace it, and register "
+                   "your own claims with `repro register` before the runs that judge them.")

@@ -1,16 +1,14 @@
 """`python -m repro new` writes a chapter that imports, runs at tiny scale, is wired in and is
 translated; the README's chapter list follows."""
-import importlib.util
 import json
 import re
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
-from repro import cli, compare, registry, scaffold
-from repro.chapter import Chapter, Run
+from repro import claims, cli, compare, registry, scaffold
+from repro.chapter import Run
 from conftest import Watcher
 from repro.errors import ReproError
 from repro.lab import runner
@@ -30,17 +28,6 @@ def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def _load(tree: Path, name: str) -> Chapter:
-    """The new package, imported from the tree as the registry would import it."""
-    package = tree / "repro" / "chapters" / name
-    spec = importlib.util.spec_from_file_location(f"repro.chapters.{name}", package / "__init__.py",
-                                                  submodule_search_locations=[str(package)])
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return registry.build(module)
-
-
 def test_new_chapter_runs_and_is_wired(tree: Path) -> None:
     last = re.findall(r"^chapters/\w+$", (tree / "docs" / "index.md").read_text(), flags=re.M)[-1]
     paths = scaffold.create("demo_chapter", tree)
@@ -52,7 +39,9 @@ def test_new_chapter_runs_and_is_wired(tree: Path) -> None:
     toc = (tree / "docs" / "index.md").read_text()
     assert f"{last}\nchapters/demo_chapter\n" in toc  # appended after the last chapter
     assert "`demo_chapter`" in (tree / "README.md").read_text()
-    chapter = _load(tree, "demo_chapter")
+    chapter = scaffold.load(tree, "demo_chapter")
+    assert not claims.differences(chapter) and not claims.size_differences(chapter)  # registered as made
+    assert all(r["after"] == [] for e in claims.load(chapter).values() for r in e["revisions"])  # before any run
     doc, _ = runner.run(chapter, "tiny", out=lambda line: None)
     verdicts = Run(chapter, doc).verdicts
     assert [v.finding.id for v in verdicts] == ["F1"] and verdicts[0].checks[0].estimate.value
@@ -74,7 +63,7 @@ def test_new_chapter_runs_against_an_existing_server_by_dsn(
     assert "    p = ctx.params\n" in source
     experiment.write_text(source.replace("    p = ctx.params\n", "    p = ctx.params\n    ctx.record("
                                          "\"engine_cpus\", None if ctx.external else 2)\n"))
-    chapter = _load(tree, "dsn_demo")
+    chapter = scaffold.load(tree, "dsn_demo")
     output: list[str] = []
     with Lab() as lab:
         existing = lab.server("existing")
@@ -112,7 +101,7 @@ def test_a_build_goes_on_past_a_chapter_that_stops_and_says_which_did(
     experiment.write_text(source.replace('server.pgbench_init(p["scale"])',
                                          'server.sql("SELECT * FROM no_such_table")'))
     scaffold.create("demo_chapter", tree)
-    chapters = {name: _load(tree, name) for name in ("broken_demo", "demo_chapter")}
+    chapters = {name: scaffold.load(tree, name) for name in ("broken_demo", "demo_chapter")}
     monkeypatch.setattr(registry, "get", chapters.__getitem__)
     before = set(leftovers())
     rc = cli.main(["build", "--scale", "tiny", "--only", "broken_demo,demo_chapter"])
