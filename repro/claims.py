@@ -21,7 +21,8 @@ fields, `claim` holding the Japanese claim) and `why_ja` beside `why`.
 
 Every entry also says what had been run when it was made (`after`: the stored result files of
 the chapter that existed then, [] before any run, or a sentence where the runs were not
-stored). Changes made before the register began (on 2026-11-25) were reconstructed from the
+stored) and, where they were stored, how many of them had judged the finding contradicted
+(`contradicted`, by their own verdicts: the record says it, so no page reads git for it). Changes made before the register began (on 2026-11-25) were reconstructed from the
 project's history by scripts/audit_revisions.py: a finding's first appearance is a
 "declared" entry, a later change a "revised" one, each with `reconstructed` naming the commit
 that made it.
@@ -37,7 +38,7 @@ from typing import Any
 from . import fingerprint, results, sizes
 from .chapter import Chapter
 from .errors import ReproError
-from .verdict import Finding
+from .verdict import CONTRADICTED, Finding
 
 FILE = "registered.json"
 FIELDS = ("kind", "claim", "claim_ja", "holds_if", "requires", "expected", "changed_in", "measure")
@@ -117,6 +118,7 @@ def register(chapter: Chapter, why: str, when: datetime | None = None, why_ja: s
     now = when or datetime.now(timezone.utc)
     stamp = now.isoformat(timespec="minutes")
     reason["after"] = runs_before(chapter, now)
+    seen = judged_before(chapter, now)
     for f in chapter.findings:
         if f.id not in changed:
             continue
@@ -125,7 +127,7 @@ def register(chapter: Chapter, why: str, when: datetime | None = None, why_ja: s
         old = None if first else {k: old for k, (old, _) in changed[f.id].items()}
         new = {k: new for k, (_, new) in changed[f.id].items()}
         revision = {"date": stamp, "what": "registered" if first else "revised", "old": old, "new": new,
-                    **reason}
+                    **reason, "contradicted": sum(v.get(f.id) == CONTRADICTED for v in seen)}
         new_ja = in_japanese(new, declaration_ja(f))
         old_ja = None if old is None else in_japanese(old, entry)
         if new_ja is not None and (old is None or old_ja is not None):
@@ -148,6 +150,14 @@ def runs_before(chapter: Chapter, when: datetime) -> list[str]:
     repository): the runs that had been seen when a claim was fixed or changed."""
     return sorted(_relative(path) for path, doc in results.files(chapter.name, build=False)
                   if datetime.fromisoformat(doc["provenance"]["started"]) < when)
+
+
+def judged_before(chapter: Chapter, when: datetime) -> list[dict[str, str]]:
+    """How each stored run that started before `when` judged the findings (id -> status), as
+    it recorded them: a revision counts the runs that had contradicted a finding by then."""
+    return [{v["id"]: v["status"] for v in doc.get("verdicts", [])}
+            for _, doc in results.files(chapter.name, build=False)
+            if datetime.fromisoformat(doc["provenance"]["started"]) < when]
 
 
 def _relative(path: Path) -> str:
@@ -214,11 +224,13 @@ class Expectation:
 
     `after` is the revision's record of the runs seen before it: a list of stored result
     files ([] before any run), a sentence when the runs were not stored (e.g. "runs not
-    stored, as commit abc1234 says"), or None where the register has no such record."""
+    stored, as commit abc1234 says"), or None where the register has no such record;
+    `contradicted`, how many of those stored runs had judged the finding contradicted."""
     expected: bool
     since: str | None
     after: list[str] | str | None
     revision: int | None  # the index, in the finding's revisions, of the entry that set it
+    contradicted: int | None = None
 
     @property
     def before_runs(self) -> bool | None:
@@ -236,12 +248,13 @@ class Expectation:
 def expectation(register: dict[str, Any], fid: str, expected: bool) -> Expectation:
     """The entry of the finding's revisions (in a loaded register) that last changed its
     expected flag to `expected`, the value it has now."""
-    since, after, index, value = None, None, None, None
+    found, value = None, None
     entries = register.get(fid, {}).get("revisions", [])
     for i, r in sorted(enumerate(entries), key=lambda ir: ir[1]["date"]):
         new = r.get("new") or {}
         if "expected" in new and new["expected"] != value:
-            value, since, after, index = new["expected"], r["date"], r.get("after"), i
-    if value != expected:  # the register does not know the current flag yet
+            value, found = new["expected"], (i, r)
+    if value != expected or found is None:  # the register does not know the current flag yet
         return Expectation(expected, None, None, None)
-    return Expectation(expected, since, after, index)
+    i, r = found
+    return Expectation(expected, r["date"], r.get("after"), i, r.get("contradicted"))

@@ -9,7 +9,9 @@ What it reconstructs, per finding of every chapter in the register:
   the chapter and before the register began, or in the commit that began it (hidden inside
   the "registered" entry; dated as that entry);
 - for each such entry, and for every entry already in the register, `after`: the runs seen
-  before it.
+  before it, and where they were stored, `contradicted`: how many of them had judged the
+  finding contradicted, by their own verdicts (read from the history where a file was removed
+  since, so that the site need not read git to say it).
 Changes after the register began are the register's; those it lacks (measures changed before
 it kept fingerprints, on 2026-11-26) are written in too, dated at their commit: the runs
 before them no longer count (one run of replication on 17, 2026-11-25 03:02, in the history
@@ -41,9 +43,10 @@ How:
 - Contradictions: a run contradicted a finding when its own verdict of it says so.
 
 Usage: python scripts/audit_revisions.py [--write]. Without --write it prints a report and
-the entries it would add; with --write it adds them and the missing `after` fields to the
-registers (idempotent: a second run changes nothing). Entries it adds carry `reconstructed`
-(the commit's short hash); existing entries are never changed but for a missing `after`.
+the entries it would add; with --write it adds them and the missing `after` and
+`contradicted` fields to the registers (idempotent: a second run changes nothing). Entries it
+adds carry `reconstructed` (the commit's short hash); existing entries are never changed but
+for a missing `after` or `contradicted`.
 """
 from __future__ import annotations
 
@@ -322,6 +325,12 @@ def contradicted(runs: list[StoredRun], fid: str) -> int:
     return sum(r.verdicts.get(fid, {}).get("status") == "contradicted" for r in runs)
 
 
+def _named(chapter: str, paths: list[str]) -> list[StoredRun]:
+    """The stored runs an `after` names (from the history, where a file was removed since)."""
+    wanted = set(paths)
+    return [r for r in stored_runs().get(chapter, []) if r.path in wanted]
+
+
 # --- runs that were not stored ----------------------------------------------------------------
 
 def _paragraphs(text: str) -> list[str]:
@@ -558,6 +567,7 @@ class Proposal:
     chapter: str
     entries: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     afters: dict[str, list[tuple[int, Any]]] = field(default_factory=dict)
+    counts: dict[str, list[tuple[int, int]]] = field(default_factory=dict)  # missing `contradicted`
     changes: dict[str, list[Change]] = field(default_factory=dict)
     unrecorded: list[str] = field(default_factory=list)  # later changes the register lacks (report only)
 
@@ -581,6 +591,9 @@ def propose(chapter: str) -> Proposal:
         for i, r in enumerate(entry["revisions"]):
             if "after" not in r:
                 out.afters.setdefault(fid, []).append((i, [x.path for x in runs_before_date(chapter, r["date"])]))
+            after = r.get("after", dict(out.afters.get(fid, [])).get(i))
+            if isinstance(after, list) and "contradicted" not in r:
+                out.counts.setdefault(fid, []).append((i, contradicted(_named(chapter, after), fid)))
         for c in changes:
             entry_ = _entry(c, registered, began, entry, out)
             if entry_ is not None:
@@ -631,7 +644,8 @@ def _entry(c: Change, registered: str | None, began: int, entry: dict[str, Any],
     if c.what == "revised":
         new, new_ja = {k: c.new[k] for k in names}, {k: c.new_ja[k] for k in names}
     made = {"date": date, "what": c.what, "old": None if c.what == "declared" else {k: c.old[k] for k in names},
-            "new": new, "after": c.after, "why": why(c, names, date), "why_ja": why_ja(c, names, date),
+            "new": new, "after": c.after, **({"contradicted": contradicted(c.runs, c.fid)} if c.runs else {}),
+            "why": why(c, names, date), "why_ja": why_ja(c, names, date),
             "reconstructed": c.commit.short}
     made["new_ja"] = new_ja
     if c.what == "revised":
@@ -695,6 +709,9 @@ def apply(register: dict[str, Any], proposal: Proposal) -> dict[str, Any]:
     for fid, afters in proposal.afters.items():
         for i, after in afters:
             out[fid]["revisions"][i]["after"] = after
+    for fid, counts in proposal.counts.items():
+        for i, k in counts:
+            out[fid]["revisions"][i]["contradicted"] = k
     for fid, entries in proposal.entries.items():
         out[fid]["revisions"] = _sort(out[fid]["revisions"] + entries)
     return out
@@ -752,7 +769,9 @@ def report(proposals: list[Proposal], registers: dict[str, dict[str, Any]]) -> s
             lines.append(f"  NOT IN THE REGISTER BEFORE (after it began): {line}")
         added = sum(len(v) for v in p.entries.values())
         afters = sum(len(v) for v in p.afters.values())
-        lines.append(f"  -> {added} entries to add, {afters} existing entries to get 'after'")
+        counts = sum(len(v) for v in p.counts.values())
+        lines.append(f"  -> {added} entries to add, {afters} existing entries to get 'after', "
+                     f"{counts} to get 'contradicted'")
     lines.append("")
     lines.append("== Summary: findings not expected to hold here")
     for p in proposals:
@@ -786,11 +805,12 @@ def main() -> None:
     print(report(proposals, registers))
     added = sum(len(v) for p in proposals for v in p.entries.values())
     afters = sum(len(v) for p in proposals for v in p.afters.values())
-    print(f"\n{added} entries added, {afters} 'after' fields added" if args.write else
-          f"\n{added} entries and {afters} 'after' fields would be added (--write adds them)")
+    counts = sum(len(v) for p in proposals for v in p.counts.values())
+    print(f"\n{added} entries, {afters} 'after' and {counts} 'contradicted' fields added" if args.write else
+          f"\n{added} entries, {afters} 'after' and {counts} 'contradicted' fields would be added (--write adds them)")
     if args.write:
         for p in proposals:
-            if p.entries or p.afters:
+            if p.entries or p.afters or p.counts:
                 write(p.chapter, registers[p.chapter])
 
 

@@ -55,6 +55,18 @@ def test_every_entry_says_which_runs_it_came_after(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", CHAPTERS)
+def test_every_entry_after_stored_runs_says_how_many_contradicted_the_finding(audit, name: str) -> None:
+    """`contradicted` is what the runs it names had judged, by their own verdicts (read from the
+    history where a file was removed since): the pages show it without reading git."""
+    for fid, entry in _register(name).items():
+        for r in entry["revisions"]:
+            if isinstance(r["after"], list):
+                assert "contradicted" in r, f"{fid} {r['date']}: after stored runs, but no 'contradicted'"
+                assert r["contradicted"] == audit.contradicted(audit._named(name, r["after"]), fid), \
+                    f"{fid} {r['date']}: 'contradicted' is not what its runs judged"
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
 def test_every_finding_s_entries_are_in_date_order(name: str) -> None:
     for fid, entry in _register(name).items():
         dates = [datetime.fromisoformat(r["date"]) for r in entry["revisions"]]

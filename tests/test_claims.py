@@ -3,6 +3,7 @@ stands, a change needs a revision entry, and the history counts only later runs.
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 import shutil
 from datetime import datetime, timezone
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from repro import claims, fingerprint, registry
+from repro import claims, fingerprint, registry, results
 from repro.errors import ReproError
 from repro.text import Text
 from repro.verdict import Above, Check, Cite, Finding, KINDS, Measure
@@ -92,9 +93,13 @@ def test_a_revision_names_the_runs_stored_before_it(scratch_chapter) -> None:
     chapter = dataclasses.replace(scratch_chapter, findings=[dataclasses.replace(f, expected=not f.expected),
                                                              *scratch_chapter.findings[1:]])
     claims.register(chapter, "a test", datetime(2030, 1, 1, tzinfo=timezone.utc), why_ja="試験")
-    after = claims.revisions(chapter, f.id)[-1]["after"]
+    revision = claims.revisions(chapter, f.id)[-1]
+    after = revision["after"]
     assert after == claims.runs_before(chapter, datetime(2030, 1, 1, tzinfo=timezone.utc)) and after
     assert all(p.startswith("results/auto_explain/") and p.endswith(".json") for p in after)
+    statuses = [json.loads((results.ROOT / p).read_text())["verdicts"] for p in after]
+    assert revision["contradicted"] == sum(v["status"] == "contradicted" for vs in statuses for v in vs
+                                           if v["id"] == f.id)
 
 
 def test_a_revision_to_not_expected_without_runs_fails_the_check() -> None:

@@ -4,24 +4,19 @@ they had contradicted it), linked to the revision that set it (claims.expectatio
 from __future__ import annotations
 
 import html
-import json
 import re
-import subprocess
-from functools import cache
-from pathlib import Path
 
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.util.texescape import escape as tex_escape
 
-from .. import claims, results
+from .. import claims
 from ..chapter import Chapter
 from ..text import Text
-from ..verdict import CONTRADICTED, Finding
+from ..verdict import Finding
 from .words import WORDS
 
 PREDICTED, DECLARED_AFTER = "†", "‡"  # the matrix's marks of a finding not expected to hold here
-
 
 
 def row_id(chapter: str, fid: str, index: int) -> str:
@@ -44,51 +39,10 @@ def runs(n: int) -> str:
     return f"{n} run{'s' if n != 1 else ''}"
 
 
-@cache
-def _deleted_in(folder: str) -> dict[str, str]:
-    """The result files the repository once stored under a folder and later removed, each with
-    the commit that removed it."""
-    log = _git("log", "--diff-filter=D", "--name-only", "--format=%H", "--", folder)
-    found, commit = {}, ""
-    for line in log.splitlines():
-        if re.fullmatch(r"[0-9a-f]{40}", line):
-            commit = line
-        elif line.strip():
-            found.setdefault(line.strip(), commit)
-    return found
-
-
-def _git(*args: str) -> str:
-    try:
-        return subprocess.run(["git", *args], cwd=results.ROOT, capture_output=True, text=True,
-                              timeout=60).stdout
-    except (OSError, subprocess.TimeoutExpired):
-        return ""
-
-
-@cache
-def _recorded_status(path: str, fid: str) -> str | None:
-    """The finding's status as the run recorded it: from the stored file, or from the
-    repository's history where it was removed since (None when neither has it)."""
-    try:
-        text = (results.ROOT / path).read_text(encoding="utf-8")
-    except OSError:
-        removed = _deleted_in(str(Path(path).parent)).get(path)
-        text = _git("show", f"{removed}^:{path}") if removed else ""
-    try:
-        doc = json.loads(text)
-    except ValueError:
-        return None
-    return next((v["status"] for v in doc.get("verdicts", []) if v["id"] == fid), None)
-
-
-def contradicted(after: list[str], fid: str) -> int:
-    """How many of the runs seen before a revision had contradicted the finding."""
-    return sum(_recorded_status(p, fid) == CONTRADICTED for p in after)
-
-
-def after_text(after: list[str] | str | None) -> Text:
-    """A revision's `after`, as the revisions table shows it."""
+def after_text(revision: dict) -> Text:
+    """A revision's `after` (and how many of those runs had contradicted the finding), as the
+    revisions table shows it."""
+    after, k = revision.get("after"), revision.get("contradicted")
     if after is None:
         return Text("記録なし", "not recorded")
     if isinstance(after, str):
@@ -96,6 +50,9 @@ def after_text(after: list[str] | str | None) -> Text:
         return Text(f"保存されていない実行の後{commit.ja}", f"after runs that were not stored{commit.en}")
     if not after:
         return Text("実行の前", "before any run")
+    if k:
+        return Text(f"{len(after)} 回の実行 (うち {k} 回で成り立たず) の後",
+                    f"after {runs(len(after))}, {k} of which contradicted it")
     return Text(f"{len(after)} 回の実行の後", f"after {runs(len(after))}")
 
 
@@ -109,7 +66,10 @@ def when(chapter: Chapter, f: Finding) -> Text | None:
     if e.before_runs:
         return Text(f"{date} に、実行の前に予測", f"predicted on {date}, before any run")
     if isinstance(e.after, list):
-        n, k = len(e.after), contradicted(e.after, f.id)
+        n, k = len(e.after), e.contradicted
+        if k is None:
+            return Text(f"{date} に、{n} 回の実行の後で宣言 (そのうち成り立たなかった回数は登録簿に記録がありません)",
+                        f"declared on {date}, after {runs(n)} (the register does not say how many contradicted it)")
         if k == n:
             return Text(f"{date} に、成り立たなかった {n} 回の実行の後で宣言",
                         f"declared on {date}, after {runs(n)} contradicted it")

@@ -104,7 +104,7 @@ def revisions_block(chapter: Chapter, lang: str) -> list[nodes.Node]:
             if change is None or not why:
                 english = True
                 change, why = change or describe(r, "en"), why or r["why"]
-            rows.append([fid, r["date"][:10], after_text(r.get("after")), change, why])
+            rows.append([fid, r["date"][:10], after_text(r), change, why])
             ids.append(row_id(chapter.name, fid, i))
     out: list[nodes.Node] = []
     if first:
