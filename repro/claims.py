@@ -225,12 +225,15 @@ class Expectation:
     `after` is the revision's record of the runs seen before it: a list of stored result
     files ([] before any run), a sentence when the runs were not stored (e.g. "runs not
     stored, as commit abc1234 says"), or None where the register has no such record;
-    `contradicted`, how many of those stored runs had judged the finding contradicted."""
+    `contradicted`, how many of those stored runs had judged the finding contradicted;
+    `unstored_contradicted`, how many runs that were not stored (a CI run) had, as its reason
+    says."""
     expected: bool
     since: str | None
     after: list[str] | str | None
     revision: int | None  # the index, in the finding's revisions, of the entry that set it
     contradicted: int | None = None
+    unstored_contradicted: int = 0
 
     @property
     def before_runs(self) -> bool | None:
@@ -257,4 +260,5 @@ def expectation(register: dict[str, Any], fid: str, expected: bool) -> Expectati
     if value != expected or found is None:  # the register does not know the current flag yet
         return Expectation(expected, None, None, None)
     i, r = found
-    return Expectation(expected, r["date"], r.get("after"), i, r.get("contradicted"))
+    return Expectation(expected, r["date"], r.get("after"), i, r.get("contradicted"),
+                       r.get("unstored_contradicted", 0))

@@ -77,6 +77,16 @@ def test_a_flag_set_after_runs_says_how_many_and_whether_they_contradicted_it(ch
     assert "the register does not say how many contradicted it" in _note(chapter, "en")[0]
 
 
+def test_a_run_not_stored_that_contradicted_it_is_counted_too(chapter) -> None:
+    """A CI run that contradicted the finding and was not stored (its reason names it) is on
+    the note beside the stored runs, so "after N runs" never hides it."""
+    _register(chapter, {**DECLARED, "new": {"expected": True}, "after": []},
+              {**_revised(RUNS, 0), "unstored_contradicted": 1})
+    assert ("declared on 2026-11-25, after 2 runs stored (0 of which contradicted it) and 1 run not stored "
+            "that contradicted it") in _note(chapter, "en")[0]
+    assert "保存されていない成り立たなかった 1 回の実行の後で宣言" in _note(chapter, "ja")[0]
+
+
 def test_runs_not_stored_are_named_by_the_commit_that_says_so(chapter) -> None:
     _register(chapter, {**DECLARED, "new": {"expected": True}, "after": []},
               _revised("runs not stored, as commit 8606d94 says"))
