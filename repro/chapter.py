@@ -101,9 +101,10 @@ class Chapter:
         """One of the chapter's plain files (SQL, scripts, settings)."""
         return self.package / "files" / name
 
-    def experiment_hash(self, scale: str) -> str:
-        """The key of a measurement at `scale` (see fingerprint.experiment)."""
-        return fingerprint.experiment(self.package, self.scales.get(scale))
+    def experiment_hash(self, scale: str, target: str = "container") -> str:
+        """The key of a measurement at `scale` on a target: the containers, or an existing
+        server (see fingerprint.experiment)."""
+        return fingerprint.experiment(self.package, self.scales.get(scale), target)
 
 
 def _toml(path: Path) -> dict[str, Any]:

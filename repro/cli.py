@@ -76,7 +76,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         for doc in sorted(results.everything(name), key=lambda d: d["provenance"]["started"]):
             newest[(doc["major"], doc["scale"])] = doc
         found = [f"pg{majors.name(m)}-{s} {d['provenance']['duration_s']:.0f} s"
-                 + ("" if d["key"]["experiment"] == chapter.experiment_hash(s) else " (stale)")
+                 + ("" if d["key"]["experiment"] == chapter.experiment_hash(s, d["key"]["target"]) else " (stale)")
                  for (m, s), d in sorted(newest.items())]
         print(f"{name:16} {chapter.experiment_hash('default')}  {chapter.title.en}  "
               f"[{', '.join(found) or 'no result'}]")
@@ -276,7 +276,7 @@ def cmd_archive(args: argparse.Namespace) -> int:
         chapter = registry.get(name)
         for path in sorted(results.build_dir().glob(f"{name}/pg*.json")):
             doc = results.load(path, name)
-            if doc["key"]["experiment"] != chapter.experiment_hash(doc["scale"]):
+            if doc["key"]["experiment"] != chapter.experiment_hash(doc["scale"], doc["key"]["target"]):
                 print(f"skipped {path.name} of {name}: measured by an older experiment")
                 continue
             if doc["key"]["target"] != "container" and args.machine is None:

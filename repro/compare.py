@@ -41,9 +41,9 @@ def published(chapter: Chapter, doc: dict[str, Any]) -> pooling.Pool:
               if d["provenance"]["started"] != doc["provenance"]["started"]]
     pool = pooling.gather(chapter, doc["major"], doc["scale"], found=stored)
     where = f"{chapter.name} on PostgreSQL {majors.name(doc['major'])}"
-    if doc["key"]["experiment"] != chapter.experiment_hash(doc["scale"]):
+    if doc["key"]["experiment"] != chapter.experiment_hash(doc["scale"], doc["key"]["target"]):
         raise ReproError(f"this machine's result of {where} was measured by another version of the "
-                         f"experiment ({doc['key']['experiment']}, now {chapter.experiment_hash(doc['scale'])}): "
+                         f"experiment ({doc['key']['experiment']}, now {chapter.experiment_hash(doc['scale'], doc['key']['target'])}): "
                          f"run it again to compare")
     if not pool.runs:
         other = sorted({f"{d['scale']} scale" if d["scale"] != doc["scale"] else f"experiment {d['key']['experiment']}"

@@ -139,7 +139,7 @@ def gather(chapter: Chapter, major: float, scale: str, target: str = "container"
     on one target (the project's containers, or one existing server); `found`: the chapter's
     result files, when the caller has read them already. A machine-bound chapter keeps the
     runs on the CPU model of its newest run that recorded one, and names the others."""
-    current = chapter.experiment_hash(scale)
+    current = chapter.experiment_hash(scale, target)
     runs, left_out = [], []
     unavailable = None
     for path, doc in results.files(chapter.name) if found is None else found:

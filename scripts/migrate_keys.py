@@ -1,17 +1,19 @@
-"""Give every stored run the experiment key of the code it ran, by today's rule
-(repro/fingerprint.py: the code the experiment reaches, its files, the scale's parameters),
-worked out on the tree of the commit the run records (provenance.git), extracted once per
-commit. A run keeps its place in its pool where that key is today's; a run whose code
-differed in what runs stays out, as it did.
+"""Give a stored run today's experiment key where the code it ran is, by today's rule, the
+code of today (repro/fingerprint.py, repro/reach.py: the code the experiment reaches on its
+target, each definition by name; its files; the scale's parameters). The rule is applied to
+the tree of the commit the run records (provenance.git), extracted once per commit; the
+keys found are cached per commit and rule under _build/migrate_keys/, so a second run reads
+no tree again and is quick.
 
-Which tree ran is known when the key the run recorded (the old rule: the bytes of every
-module the experiment imports) is that of its commit's tree, or of today's tree (its code
-then is today's, byte for byte), or when its commit was clean. Otherwise (uncommitted changes
-that its key does not match) the code that ran is unknown: the file is left as it is, and its
-old key matches no key of today's rule. A rekeyed file keeps its old key as `rekeyed_from`
-(and, as before, in its provenance); a file already rekeyed, or written under today's rule,
-is left alone, so the script can run again after more runs arrive. This build's results
-(_build/results, the cache of `make html`) are rekeyed alike.
+Which tree ran is known when the key the run first recorded (provenance.experiment, by the
+rule of its day) is that of its commit's tree by the byte rule, or of today's tree (its code
+then is today's, byte for byte), or when its commit was clean. Otherwise (uncommitted
+changes that its key does not match) the code that ran is unknown and the file is left as
+it is. A run whose commit's code is today's, by today's rule, gets today's key and keeps its
+first key (`rekeyed_from`, and, as ever, provenance.experiment); any other run is left as it
+is, out of its pool as its key is not today's. A run with today's key is left alone: run it
+again whenever runs arrive or the code changes. This build's results (_build/results, the
+cache of `make html`) are rekeyed alike.
 
     .venv/bin/python scripts/migrate_keys.py [--dry-run]
 """
@@ -26,7 +28,6 @@ import sys
 import tarfile
 import tempfile
 import tomllib
-from dataclasses import dataclass
 from functools import cache
 from io import BytesIO
 from pathlib import Path
@@ -35,15 +36,19 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from repro import fingerprint, results  # noqa: E402
+from repro import fingerprint, reach, results  # noqa: E402
+
+Keys = dict[str, Any]  # old (the byte rule), new (today's rule), code and files (hashed), params
+RULE = hashlib.sha256(b"".join(p.read_bytes() for p in (
+    ROOT / "repro" / "fingerprint.py", ROOT / "repro" / "reach.py", Path(__file__)))).hexdigest()[:12]
 
 
 def bytes_key(package: Path, params: dict[str, Any] | None) -> str:
-    """The old rule (results.experiment_hash until this script): the bytes of the experiment,
-    its files and every module it imports within the lab and its chapter, by path in its
-    tree, and the scale's parameters."""
+    """The byte rule (results.experiment_hash until #58): the bytes of the experiment, its
+    files and every module it imports within the lab and its chapter, by path in its tree,
+    and the scale's parameters."""
     tree = package.parents[2]
-    paths = sorted({*fingerprint.closure(package / "experiment.py"),
+    paths = sorted({*reach.closure(package / "experiment.py"),
                     *(p for p in (package / "files").rglob("*") if p.is_file())})
     inner = hashlib.sha256()
     for path in paths:
@@ -53,38 +58,35 @@ def bytes_key(package: Path, params: dict[str, Any] | None) -> str:
     return digest.hexdigest()[:16]
 
 
-@dataclass(frozen=True)
-class Keys:
-    """A chapter at a scale in one tree: the old rule's key, today's rule's, and what runs."""
-
-    old: str
-    new: str
-    code: dict[str, str]
-    files: dict[str, bytes]
-    params: Any
+def _short(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:16]
 
 
-def keys_in(tree: Path, chapter: str, scale: str) -> Keys | None:
+def keys_in(tree: Path, chapter: str, scale: str, target: str) -> Keys | None:
     package = tree / "repro" / "chapters" / chapter
     if not (package / "experiment.py").is_file():
         return None
     params = tomllib.loads((package / "scales.toml").read_text(encoding="utf-8")).get(scale)
-    files = {p.relative_to(package).as_posix(): p.read_bytes()
-             for p in sorted((package / "files").rglob("*")) if p.is_file()}
-    return Keys(bytes_key(package, params), fingerprint.experiment(package, params),
-                fingerprint.reached(package / "experiment.py"), files, params)
+    code = fingerprint.reached(package / "experiment.py", target != "container")
+    return {"old": bytes_key(package, params), "new": fingerprint.experiment(package, params, target),
+            "code": {name: _short(text.encode()) for name, text in code.items()},
+            "files": {p.relative_to(package).as_posix(): _short(p.read_bytes())
+                      for p in sorted((package / "files").rglob("*")) if p.is_file()},
+            "params": params}
 
 
 class Trees:
-    """Each commit's repro/ extracted once (git archive), under one temporary folder."""
+    """Each commit's keys, from the cache (_build/migrate_keys/RULE/COMMIT.json) or from its
+    repro/ extracted once (git archive) under a temporary folder; today's from this tree."""
 
-    def __init__(self, base: Path):
+    def __init__(self, base: Path, cache_dir: Path | None = None):
         self.base = base
+        self.cache_dir = cache_dir or ROOT / "_build" / "migrate_keys" / RULE
+        self.found: dict[str, dict[str, Keys | None]] = {}
 
     @cache
     def tree(self, commit: str) -> Path | None:
-        out = subprocess.run(["git", "archive", "--format=tar", commit, "repro"], cwd=ROOT,
-                             capture_output=True)
+        out = subprocess.run(["git", "archive", "--format=tar", commit, "repro"], cwd=ROOT, capture_output=True)
         if out.returncode:
             return None
         with tarfile.open(fileobj=BytesIO(out.stdout)) as tar:
@@ -92,65 +94,66 @@ class Trees:
         return self.base / commit
 
     @cache
-    def keys(self, commit: str | None, chapter: str, scale: str) -> Keys | None:
-        tree = ROOT if commit is None else self.tree(commit)
-        return None if tree is None else keys_in(tree, chapter, scale)
+    def today(self, chapter: str, scale: str, target: str) -> Keys:
+        found = keys_in(ROOT, chapter, scale, target)
+        assert found is not None, chapter
+        return found
+
+    def keys(self, commit: str, chapter: str, scale: str, target: str) -> Keys | None:
+        path = self.cache_dir / f"{commit}.json"
+        if commit not in self.found:
+            self.found[commit] = json.loads(path.read_text()) if path.is_file() else {}
+        known = self.found[commit]
+        what = f"{chapter}/{scale}/{'container' if target == 'container' else 'dsn'}"
+        if what not in known:
+            tree = self.tree(commit)
+            known[what] = None if tree is None else keys_in(tree, chapter, scale, target)
+            results.write_atomically(path, json.dumps(known, sort_keys=True))
+        return known[what]
 
 
 def differences(then: Keys, now: Keys) -> str:
     """What runs differently, in a few words: definitions, files, parameters."""
-    names = sorted(n for n in then.code.keys() | now.code.keys() if then.code.get(n) != now.code.get(n))
-    names += sorted(f"files/{n}" for n in then.files.keys() | now.files.keys()
-                    if then.files.get(n) != now.files.get(n))
-    names += ["the scale's parameters"] if then.params != now.params else []
+    names = sorted(n for n in then["code"].keys() | now["code"].keys() if then["code"].get(n) != now["code"].get(n))
+    names += sorted(f"files/{n}" for n in then["files"].keys() | now["files"].keys()
+                    if then["files"].get(n) != now["files"].get(n))
+    names += ["the scale's parameters"] if then["params"] != now["params"] else []
     return ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
 
 
-def decide(doc: dict[str, Any], trees: Trees) -> tuple[str | None, str]:
-    """(the run's key by today's rule or None if unknown, how it is known)."""
+def rekey(path: Path, doc: dict[str, Any], trees: Trees, write: bool) -> tuple[bool, str]:
+    """(whether the run has today's key, why), the file rewritten where it gets it."""
+    key = doc["key"]
+    now = trees.today(doc["chapter"], doc["scale"], key["target"])
+    if key["experiment"] == now["new"]:
+        return True, "kept: its key is today's already"
+    first = key.get("rekeyed_from") or doc["provenance"].get("experiment") or key["experiment"]
     git = doc["provenance"].get("git") or {}
-    recorded = doc["key"]["experiment"]
-    then = trees.keys(git.get("commit"), doc["chapter"], doc["scale"]) if git.get("commit") else None
-    now = trees.keys(None, doc["chapter"], doc["scale"])
-    if then is not None and recorded == then.old:
-        return then.new, "its key is its commit's"
-    if recorded == now.old:
-        return now.new, "its code is today's, byte for byte"
-    if then is not None and git.get("dirty") is False:
-        return then.new, "its commit was clean"
-    return None, "its tree had uncommitted changes that its key does not match"
-
-
-def pool_of(path: Path, doc: dict[str, Any]) -> tuple:
-    """Which pool a run would join: chapter, machine folder, major, scale, target."""
-    folder = path.parent.name if path.parent.name != doc["chapter"] else ""
-    return doc["chapter"], folder, doc["major"], doc["scale"], doc["key"]["target"]
-
-
-def rekey(path: Path, doc: dict[str, Any], trees: Trees, write: bool) -> tuple[str | None, str, bool]:
-    """(the run's key by today's rule or None if unknown, how it is known, whether it pooled
-    under the old rule), the file rewritten with its new key where that is known."""
-    now = trees.keys(None, doc["chapter"], doc["scale"])
-    commit = (doc["provenance"].get("git") or {}).get("commit")
-    then = trees.keys(commit, doc["chapter"], doc["scale"]) if commit else None
-    recorded = doc["key"]["experiment"]
-    if "rekeyed_from" in doc["key"] or (then is not None and recorded == then.new):
-        return recorded, "already by today's rule", doc["key"].get("rekeyed_from") == now.old
-    new, how = decide(doc, trees)
-    if new is not None and write:
-        doc["key"] = {**doc["key"], "experiment": new, "rekeyed_from": recorded}
+    then = trees.keys(git["commit"], doc["chapter"], doc["scale"], key["target"]) if git.get("commit") else None
+    if first == now["old"]:
+        how = "its code was today's, byte for byte"
+        new = now["new"]
+    elif then is not None and (first == then["old"] or git.get("dirty") is False):
+        how = "its key is its commit's" if first == then["old"] else "its commit was clean"
+        new = then["new"]
+    elif git.get("dirty") is not False:
+        return False, "left out: its tree had uncommitted changes that its key does not match"
+    else:
+        return False, "left out: its commit, or its chapter there, is not in this repository"
+    if new != now["new"]:
+        assert then is not None
+        return False, f"left out, its code differs in what runs: {differences(then, now)}"
+    if write:
+        doc["key"] = {**key, "experiment": new, "rekeyed_from": first}
         results.write_atomically(path, json.dumps(doc, ensure_ascii=False, indent=1))
-    return new, how, recorded == now.old
+    return True, f"kept: {how}"
 
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--dry-run", action="store_true", help="count, write nothing")
     args = p.parse_args()
-    before: collections.Counter = collections.Counter()
-    after: collections.Counter = collections.Counter()
     counts: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
-    known: collections.Counter = collections.Counter()
     with tempfile.TemporaryDirectory() as tmp:
         trees = Trees(Path(tmp))
         for path in sorted(results.history().rglob("pg*.json")):
@@ -159,20 +162,11 @@ def main() -> int:
             except results.CorruptResult as exc:
                 print(f"skipped, not a result document: {exc}")
                 continue
-            new, how, pooled_before = rekey(path, doc, trees, not args.dry_run)
-            now = trees.keys(None, doc["chapter"], doc["scale"])
-            kept = new == now.new
-            known[how] += 1
-            before[pool_of(path, doc)] += pooled_before
-            after[pool_of(path, doc)] += kept
-            counts[doc["chapter"]][why(doc, trees, how, kept, pooled_before, new is None)] += 1
-            if pooled_before and not kept:
-                print(f"SHRINKS: {path.relative_to(ROOT)} pooled before, not now ({how})")
+            counts[doc["chapter"]][rekey(path, doc, trees, not args.dry_run)[1]] += 1
         cached = [rekey(path, doc, trees, not args.dry_run)[0] for path, doc in build_results()]
-    report(counts, before, after)
-    print("how each run's code is known:", "; ".join(f"{n} {how}" for how, n in known.most_common()))
-    print(f"this build's results ({results.build_dir()}): {sum(k is not None for k in cached)} rekeyed, "
-          f"{sum(k is None for k in cached)} left as they were")
+    report(counts)
+    print(f"this build's results ({results.build_dir()}): {sum(cached)} with today's key, "
+          f"{len(cached) - sum(cached)} left as they were")
     return 0
 
 
@@ -188,32 +182,18 @@ def build_results() -> list[tuple[Path, dict[str, Any]]]:
     return found
 
 
-def why(doc: dict[str, Any], trees: Trees, how: str, kept: bool, pooled_before: bool, unknown: bool) -> str:
-    """Why a run is kept or left out, in a line."""
-    if kept:
-        return "kept, " + ("pooled before too" if pooled_before else "newly: only what does not run differed")
-    if unknown:
-        return f"left out: {how}"
-    commit = (doc["provenance"].get("git") or {}).get("commit")
-    then = trees.keys(commit, doc["chapter"], doc["scale"]) if commit else None
-    if then is None:
-        return "left out, its code differs in what runs (its commit is not in this repository)"
-    return f"left out, its code differs in what runs: {differences(then, trees.keys(None, doc['chapter'], doc['scale']))}"
-
-
-def report(counts: dict[str, collections.Counter], before: collections.Counter,
-           after: collections.Counter) -> None:
-    total = collections.Counter()
+def report(counts: dict[str, collections.Counter]) -> None:
+    total: collections.Counter = collections.Counter()
     for chapter in sorted(counts):
         kept = sum(n for why, n in counts[chapter].items() if why.startswith("kept"))
         print(f"{chapter}: {kept} kept, {sum(counts[chapter].values()) - kept} left out")
         for why, n in sorted(counts[chapter].items()):
             print(f"  {n:4}  {why}")
-            total["kept" if why.startswith("kept") else "left out"] += n
-    print(f"all: {total['kept']} kept, {total['left out']} left out")
-    for pool in sorted(before.keys() | after.keys(), key=str):
-        if before[pool] != after[pool]:
-            print(f"pool {pool}: {before[pool]} runs before, {after[pool]} now")
+            total["kept" if why.startswith("kept") else why.split(": ")[-1] if why.startswith("left out:")
+                  else "its code differs in what runs"] += n
+    left = {why: n for why, n in total.items() if why != "kept"}
+    print(f"all: {total['kept']} kept, {sum(left.values())} left out "
+          f"({'; '.join(f'{n}: {why}' for why, n in sorted(left.items()))})")
 
 
 if __name__ == "__main__":

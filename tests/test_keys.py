@@ -1,6 +1,7 @@
-"""Experiment keys by what runs (repro/fingerprint.py): the code an experiment reaches, not
-the bytes of the modules it imports. Each test edits a copy of repro/ in tmp_path and
-keys the copy's chapters again."""
+"""Experiment keys by what runs (repro/fingerprint.py, repro/reach.py): the code an
+experiment reaches, by name, not the bytes of the modules it imports nor where a definition
+lives; on containers, without what only an existing server runs. Each test edits a copy of
+repro/ in tmp_path and keys the copy's chapters again."""
 from __future__ import annotations
 
 import ast
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from repro import fingerprint, registry
+from repro import fingerprint, reach, registry
 from repro.results import ROOT
 
 CHAPTERS = sorted(registry.chapters())
@@ -24,13 +25,17 @@ def tree(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def keys(tree: Path) -> dict[str, str]:
-    return {name: fingerprint.experiment(tree / "repro" / "chapters" / name, registry.get(name).scales["default"])
-            for name in CHAPTERS}
+DSN = "dsn:host=db.example dbname=bench"
 
 
-def reached(tree: Path) -> dict[str, set[str]]:
-    return {name: set(fingerprint.reached(tree / "repro" / "chapters" / name / "experiment.py"))
+def keys(tree: Path, target: str = "container") -> dict[str, str]:
+    return {name: fingerprint.experiment(tree / "repro" / "chapters" / name, registry.get(name).scales["default"],
+                                         target) for name in CHAPTERS}
+
+
+def reached(tree: Path, existing: bool = False) -> dict[str, set[str]]:
+    """Each chapter's reached definitions as "module:qualified name"."""
+    return {name: {f"{m}:{q}" for m, q in reach.walk(tree / "repro" / "chapters" / name / "experiment.py", existing).seen}
             for name in CHAPTERS}
 
 
@@ -78,8 +83,8 @@ def functions(found: set[str]) -> set[str]:
             return False
         path = ROOT.joinpath(*module.split(".")).with_suffix(".py")
         node: ast.AST = ast.parse(path.read_bytes())
-        for name in qual.split("."):
-            node = next(n for n in node.body if getattr(n, "name", None) == name)
+        for name in qual.split("."):  # a constant has no node of its name: not a function
+            node = next((n for n in getattr(node, "body", []) if getattr(n, "name", None) == name), None)
         return isinstance(node, ast.FunctionDef) and node.body[0].lineno > node.lineno
     return set(filter(is_function, found))
 
@@ -103,6 +108,82 @@ def test_a_function_only_one_chapter_reaches_changes_only_that_chapters_key(tree
     add_statement(tree, units[0])
     after = keys(tree)
     assert {n for n in CHAPTERS if after[n] != before[n]} == {name}, units[0]
+
+
+def move(tree: Path, unit: str, to: str) -> None:
+    """Move a top-level definition ("repro.lab.servers:f") into the lab module `to` (made if
+    new), with the imports it needs there (the source's, and the source's own names it uses);
+    the source imports it back, as a split module that keeps its importers does."""
+    module, name = unit.split(":")
+    source = tree.joinpath(*module.split(".")).with_suffix(".py")
+    target = tree.joinpath(*to.split(".")).with_suffix(".py")
+    text = source.read_text()
+    body = ast.parse(text).body
+    node = next(n for n in body if getattr(n, "name", None) == name)
+    lines = text.splitlines(keepends=True)
+    first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+    moved = "".join(lines[first - 1:node.end_lineno])
+    imports = "".join(ast.get_source_segment(text, n) + "\n" for n in body if isinstance(n, (ast.Import, ast.ImportFrom)))
+    own = {getattr(n, "name", None) for n in body} | {t.id for n in body if isinstance(n, ast.Assign)
+                                                      for t in n.targets if isinstance(t, ast.Name)}
+    used = sorted({n.id for n in ast.walk(node) if isinstance(n, ast.Name)} & own - {name})
+    back = f"from .{module.rsplit('.', 1)[1]} import {', '.join(used)}\n" if used else ""
+    old = target.read_text() if target.exists() else ""
+    target.write_text(imports + back + old + "\n\n" + moved)
+    kept = lines[:first - 1] + lines[node.end_lineno:]
+    at = max(n.end_lineno for n in body if isinstance(n, (ast.Import, ast.ImportFrom)))
+    kept.insert(at, f"from .{to.rsplit('.', 1)[1]} import {name}\n")
+    source.write_text("".join(kept))
+
+
+def test_a_move_of_lab_definitions_between_modules_changes_no_key(tree: Path) -> None:
+    """A function and a class every chapter reaches, each into a new module with the imports
+    that follow them: the bytes change, what runs does not. (A module new to an experiment's
+    imports brings the body it runs at import, as any module does.)"""
+    before, reached_before = keys(tree), reached(tree)
+    assert all("repro.lab.servers:fixed_settings" in u and "repro.lab.servers:ContainerServer.conninfo" in u
+               for u in reached_before.values())
+    servers = (tree / "repro" / "lab" / "servers.py").read_bytes()
+    move(tree, "repro.lab.servers:fixed_settings", "repro.lab.settings")
+    move(tree, "repro.lab.servers:ContainerServer", "repro.lab.containers")
+    assert (tree / "repro" / "lab" / "servers.py").read_bytes() != servers
+    after = reached(tree)
+    assert all("repro.lab.settings:fixed_settings" in u and "repro.lab.containers:ContainerServer.conninfo" in u
+               for u in after.values())
+    assert keys(tree) == before
+
+
+def test_the_existing_server_code_enters_no_container_key_and_every_dsn_key(tree: Path) -> None:
+    """Against an existing server (--dsn) the lab runs ExternalServer and what only it
+    reaches; on containers, never: editing it, where it is or moved to lab/existing.py,
+    changes no container key and every DSN key. A run on containers still reaches every
+    method of Server and ContainerServer, and every Lab method but Lab.external, that a
+    DSN run reaches."""
+    containers, dsn = reached(tree), reached(tree, existing=True)
+    for name in CHAPTERS:
+        assert containers[name] < dsn[name]
+        shared = {u for u in dsn[name] if u.split(":")[1].split(".")[0] in ("Server", "ContainerServer", "Lab")}
+        assert shared - containers[name] == {"repro.lab.servers:Lab.external"}, name
+        only = {u.split(":")[1] for u in dsn[name] - containers[name]}
+        assert {"ExternalServer.__init__", "check_dsn", "_scratch_database", "_drop_database"} <= only
+        assert {u.split(".")[0] for u in only} <= {"ExternalServer", "Lab", "check_dsn", "_connect_dsn", "extensions",
+                                                   "_scratch_database", "_drop_database", "NeedsOwnServer",
+                                                   "CLIENT_PROGRAMS", "_options"}, name  # _options: also pgbench's
+    before, before_dsn = keys(tree), keys(tree, DSN)
+    for unit in ("ExternalServer.run", "ExternalServer.__init__", "Lab.external", "check_dsn", "extensions",
+                 "_drop_database"):
+        add_statement(tree, f"repro.lab.servers:{unit}")
+    assert keys(tree) == before
+    edited = keys(tree, DSN)
+    assert all(edited[n] != before_dsn[n] for n in CHAPTERS)
+    for name in ("ExternalServer", "check_dsn", "_connect_dsn", "_scratch_database"):
+        move(tree, f"repro.lab.servers:{name}", "repro.lab.existing")
+    assert keys(tree) == before and keys(tree, DSN) == edited  # a move, into the module of its own
+    with (tree / "repro" / "lab" / "existing.py").open("a") as f:
+        f.write("\n\nclass LocalClient:\n    def run(self, cmd):\n        return cmd\n")
+    add_statement(tree, "repro.lab.existing:ExternalServer._client_exec")
+    assert keys(tree) == before
+    assert all(keys(tree, DSN)[n] != edited[n] for n in CHAPTERS)
 
 
 def test_a_lab_function_no_chapter_reaches_enters_no_key(tree: Path) -> None:
@@ -140,11 +221,10 @@ def test_an_attribute_of_an_object_reaches_every_method_of_its_name(tmp_path: Pa
     experiment = tmp_path / "repro" / "chapters" / "c" / "experiment.py"
     write(experiment, "from ...lab import util\n\ndef run(ctx):\n    util.used()\n    ctx.m()\n")
     found = set(fingerprint.reached(experiment))
-    assert {"repro.lab.util:used", "repro.lab.util:A", "repro.lab.util:A.__init__", "repro.lab.util:A.m",
-            "repro.lab.util:B.m"} <= found
-    assert not {"repro.lab.util:unused", "repro.lab.util:A.other"} & found
+    assert {"used", "A", "A.__init__", "A.m", "B.m"} <= found
+    assert not {"unused", "A.other"} & found
     write(experiment, "from ...lab import util\n\ndef run(ctx, name):\n    getattr(ctx, name)()\n")
-    assert {"repro.lab.util:unused", "repro.lab.util:A.other"} <= set(fingerprint.reached(experiment))
+    assert {"unused", "A.other"} <= set(fingerprint.reached(experiment))
 
 
 def test_the_list_shows_each_chapters_key() -> None:
@@ -154,22 +234,31 @@ def test_the_list_shows_each_chapters_key() -> None:
         assert f"{name:16} {registry.get(name).experiment_hash('default')} " in out
 
 
-def test_the_migration_gives_a_stored_run_the_key_of_its_commits_code(tmp_path: Path) -> None:
-    """scripts/migrate_keys.py, on a run as it was before it: the key of the code at the run's
-    commit, by today's rule; a run under today's rule already is left as it is."""
+def test_the_migration_gives_a_stored_run_todays_key_where_its_commits_code_is_todays(tmp_path: Path) -> None:
+    """scripts/migrate_keys.py, on a run as it was before it and once more after: today's
+    key where the code at the run's commit is today's by today's rule, its first key kept;
+    a run whose commit's code differs keeps the key it has. A second pass reads the cache."""
     import importlib.util
     spec = importlib.util.spec_from_file_location("migrate_keys", ROOT / "scripts" / "migrate_keys.py")
     migrate = sys.modules["migrate_keys"] = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(migrate)
-    path = max((ROOT / "results" / "semaphores").glob("pg17-default-*.json"))
+    path = max((ROOT / "results" / "partitions").glob("pg17-default-*.json"))
     doc = json.loads(path.read_text())
     commit = doc["provenance"]["git"]["commit"]
     if subprocess.run(["git", "cat-file", "-e", commit], cwd=ROOT).returncode:
         pytest.skip(f"the run's commit {commit} is not in this clone")
-    trees = migrate.Trees(tmp_path)
-    assert migrate.rekey(path, doc, trees, write=False)[:2] == (doc["key"]["experiment"], "already by today's rule")
-    old = {**doc, "key": {k: v for k, v in doc["key"].items() if k != "rekeyed_from"} | {"experiment": doc["key"]["rekeyed_from"]}}
-    assert migrate.rekey(path, old, trees, write=False)[:2] == (doc["key"]["experiment"], "its key is its commit's")
+    trees = migrate.Trees(tmp_path / "trees", tmp_path / "cache")
+    today = registry.get("partitions").experiment_hash("default")
+    first = doc["provenance"]["experiment"]
+    old = {**doc, "key": {k: v for k, v in doc["key"].items() if k != "rekeyed_from"} | {"experiment": first}}
+    then = trees.keys(commit, "partitions", "default", "container")
+    assert migrate.rekey(tmp_path / "run.json", old, trees, write=True)[0] == (then["new"] == today)
+    if then["new"] == today:
+        assert old["key"]["experiment"] == today and old["key"]["rekeyed_from"] == first
+        assert migrate.rekey(tmp_path / "run.json", old, trees, write=True) == (True, "kept: its key is today's already")
+    assert [p.name for p in (tmp_path / "cache").iterdir()] == [f"{commit}.json"]
+    again = migrate.Trees(tmp_path / "none", tmp_path / "cache")
+    assert again.keys(commit, "partitions", "default", "container") == then and not (tmp_path / "none").exists()
 
 
 def test_a_name_a_module_takes_with_a_star_import_is_followed(tmp_path: Path) -> None:
@@ -177,4 +266,24 @@ def test_a_name_a_module_takes_with_a_star_import_is_followed(tmp_path: Path) ->
     write(tmp_path / "repro" / "lab" / "outer.py", "from .inner import *\n")
     experiment = tmp_path / "repro" / "chapters" / "c" / "experiment.py"
     write(experiment, "from ...lab.outer import helper\n\ndef run(ctx):\n    helper()\n")
-    assert "repro.lab.inner:helper" in fingerprint.reached(experiment)
+    assert "helper" in fingerprint.reached(experiment)
+
+
+def test_names_not_places_yet_what_a_name_means(tmp_path: Path) -> None:
+    """A definition enters by its name, with what its names resolve to: a move keeps the
+    key, a call that comes to mean another definition of the same syntax does not; two
+    reached definitions of one name are told apart by module; a constant enters where it
+    is used, an assignment that calls always."""
+    write(tmp_path / "repro" / "lab" / "a.py", "LIMIT = 3\nUNUSED = 4\nPATTERN = compile('x')\n"
+          "def helper(): return LIMIT\n")
+    write(tmp_path / "repro" / "lab" / "b.py", "def helper(): return 2\n")
+    experiment = tmp_path / "repro" / "chapters" / "c" / "experiment.py"
+    write(experiment, "from ...lab.a import helper\nfrom ...lab import b\n\ndef run(ctx):\n    helper()\n")
+    found = fingerprint.reached(experiment)
+    assert {"helper", "LIMIT", "PATTERN"} <= set(found) and "UNUSED" not in found
+    assert "helper=helper" in found["run"]
+    write(experiment, "from ...lab.b import helper\nfrom ...lab import a\n\ndef run(ctx):\n    helper()\n"
+          "    a.helper()\n")
+    found = fingerprint.reached(experiment)
+    assert {"repro.lab.a:helper", "repro.lab.b:helper"} <= set(found)
+    assert "helper=repro.lab.b:helper" in found["run"]

@@ -196,9 +196,9 @@ def test_experiment_hash_keys_a_scale_by_its_own_parameters() -> None:
 
 
 def test_experiment_hash_covers_the_harness_modules_it_imports() -> None:
-    from repro import fingerprint, registry
+    from repro import reach, registry
     closure = {p.relative_to(results.ROOT).as_posix() for p in
-               fingerprint.closure(registry.get("wait_events").package / "experiment.py")}
+               reach.closure(registry.get("wait_events").package / "experiment.py")}
     assert {"repro/lab/waits.py", "repro/lab/servers.py", "repro/lab/context.py"} <= closure
     assert not {"repro/site/sphinxext.py", "repro/verdict.py", "repro/stats.py"} & closure
 
@@ -206,13 +206,13 @@ def test_experiment_hash_covers_the_harness_modules_it_imports() -> None:
 def test_no_chapter_keys_its_measurement_on_its_claims() -> None:
     """A revised claim re-judges stored runs; it must not make them stale. fulltext's
     `from . import corpus` runs the package's __init__, which imports the findings."""
-    from repro import fingerprint, registry
+    from repro import reach, registry
     for name in registry.chapters():
         package = registry.get(name).package
-        closure = {p.name for p in fingerprint.closure(package / "experiment.py") if p.parent == package}
+        closure = {p.name for p in reach.closure(package / "experiment.py") if p.parent == package}
         assert "experiment.py" in closure
         assert not {"__init__.py", "findings.py", "page.py"} & closure, name
-    assert "corpus.py" in {p.name for p in fingerprint.closure(registry.get("fulltext").package / "experiment.py")}
+    assert "corpus.py" in {p.name for p in reach.closure(registry.get("fulltext").package / "experiment.py")}
 
 
 @pytest.mark.parametrize("content", ["{ not json", "[]", json.dumps({"chapter": "x"}), "\xff\xfe"])

@@ -48,7 +48,8 @@ def _keyed(chapter: Chapter, scale: str, major: float, lab_major: float, dsn: st
            ) -> tuple[engine.Image, dict[str, Any], Path]:
     """The image a run uses, the key of its result, and where the result goes."""
     image = engine.resolve_image(lab_major)
-    key = results.cache_key(chapter.experiment_hash(scale), scale, image.key, target_of(dsn))
+    target = target_of(dsn)
+    key = results.cache_key(chapter.experiment_hash(scale, target), scale, image.key, target)
     return image, key, results.path_for(chapter.name, major, scale, key["target"])
 
 

@@ -55,8 +55,8 @@ def built_from_stored() -> bool:
 
 
 @cache
-def experiment_hash(name: str, scale: str) -> str:
-    return registry.get(name).experiment_hash(scale)
+def experiment_hash(name: str, scale: str, target: str = "container") -> str:
+    return registry.get(name).experiment_hash(scale, target)
 
 
 @cache
@@ -113,7 +113,7 @@ def current(name: str, major: float, scale: str) -> Shown:
     if run is None:
         return Shown(None, "missing")
     mine = doc is not None and not built_from_stored()
-    if run.doc["key"]["experiment"] != experiment_hash(name, run.doc["scale"]):
+    if run.doc["key"]["experiment"] != experiment_hash(name, run.doc["scale"], run.doc["key"]["target"]):
         return Shown(run, "code_changed", mine)
     if run.doc["scale"] != scale:
         return Shown(run, "scale_changed", mine)
