@@ -8,6 +8,7 @@ this module at its end, for Lab: import servers first (any lab module that uses 
 """
 from __future__ import annotations
 
+import hashlib
 import io
 import os
 import platform
@@ -219,6 +220,11 @@ class ExternalServer(Server):
         return result.exit_code, result.output.decode(errors="replace")
 
     def _client_target(self) -> list[str]:
+        """The parameters libpq resolved here for the helper container; this machine's own
+        libpq resolves the DSN itself (and may be older than psycopg's, without its newer
+        parameters)."""
+        if isinstance(self.client, LocalClient):
+            return [make_conninfo(self.dsn, dbname=self.database)]
         return [make_conninfo(**(self._params | {"dbname": self.database}))]
 
     def restart(self, settings: dict[str, str] | None) -> None:
@@ -300,7 +306,8 @@ class LocalClient:
     def image(self) -> engine.Image:
         """What keys a run's cache in an image's place: these programs' versions."""
         version = self.versions["pgbench"]
-        return engine.Image("local client programs", f"local:{version}", "local", version, version, frozenset())
+        digest = hashlib.sha256(version.encode()).hexdigest()
+        return engine.Image("local client programs", f"sha256:{digest}", "local", version, version, frozenset())
 
     def provenance(self) -> dict[str, Any]:
         return {"kind": "local", "programs": dict(self.versions), "bindir": self.bindir or "PATH"}
