@@ -72,6 +72,16 @@ def test_a_createdb_role_with_local_clients(dba: ExistingServer, tmp_path: Path,
     assert not [t for t in texts if dba.password in t], "the password showed"
 
 
+def test_a_superuser_with_local_clients_loads_auto_explain_per_session(dba: ExistingServer, tmp_path: Path) -> None:
+    """pgbench's scripts are put where this machine's pgbench reads them, and its report names
+    them as the lab did."""
+    r = _repro("run", "auto_explain", "--dsn", dba.dsn(), "--scale", "tiny", env=_env(dba, tmp_path))
+    assert r.returncode == 0, r.stderr[-2000:]
+    doc = json.loads(next(tmp_path.rglob("*.json")).read_text())
+    judged = {v["id"]: v["status"] for v in doc["verdicts"]}
+    assert all(judged[f] != "not applicable" for f in ("F2", "F3", "F4", "F5")), judged
+
+
 def test_a_client_older_than_the_server_is_refused(dba: ExistingServer, tmp_path: Path) -> None:
     for program in ("pgbench", "psql"):
         fake = tmp_path / program
