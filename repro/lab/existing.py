@@ -111,7 +111,6 @@ class NeedsOwnServer(ReproError):
 
 
 CLIENT_PROGRAMS = ("pgbench", "psql")  # what runs beside an existing server (in the helper)
-SESSION_CONTEXTS = ("user", "superuser")  # settings a session may set (superuser: if it is one)
 CREATE_EXTENSION = re.compile(r"\s*CREATE EXTENSION (?:IF NOT EXISTS )?(\w+)\s*;?\s*", re.IGNORECASE)
 
 # What an extension that a CREATEDB role may not create (not trusted) is replaced with in the
@@ -335,20 +334,16 @@ class LocalClient:
         self._dir.cleanup()
 
 
-def docker_reachable() -> bool:
-    try:
-        engine.client()
-        return True
-    except ReproError:
-        return False
-
-
 def client_for(choice: str | None, server_major: float) -> LocalClient | None:
     """Where the client programs run: this machine's (`local`, or when no Docker engine
     answers) or a helper container (`docker`, None here)."""
-    if choice == "docker" or (choice is None and docker_reachable()):
-        return None
-    return LocalClient.find(server_major)
+    if choice is None:
+        try:
+            engine.client()
+            return None
+        except ReproError:
+            pass
+    return LocalClient.find(server_major) if choice != "docker" else None
 
 
 class ExistingLab(Lab):
