@@ -32,6 +32,7 @@ from ..text import Text
 from . import engine
 from .servers import Lab, Server, _options
 
+
 def check_dsn(dsn: str) -> float:
     """Connect once to an existing server; return its major or fail with one clear line
     (libpq's message, which never carries the password)."""
