@@ -100,7 +100,8 @@ def test_a_local_client_keeps_its_environment_and_refuses_a_connection_variable(
     major = check_dsn(dba.dsn(ROLE))
     with ExistingLab(major, LocalClient.find(major)) as lab:
         server = lab.external(dba.dsn(ROLE), "test")
-        shown = server.run(["psql", "-XAtq", "-c", r"\getenv v REPRO_SEEN", "-c", r"\echo :v"], {"REPRO_SEEN": "kept"})
+        shown = server.run(["psql", "-XAtq", "-d", server.conninfo(), "-c", r"\getenv v REPRO_SEEN", "-c", r"\echo :v"],
+                           {"REPRO_SEEN": "kept"})
         assert shown.strip() == "kept"
         with pytest.raises(ReproError, match="takes its connection from the DSN, not from PGHOST"):
             server.run(["psql", "-c", "SELECT 1"], {"PGHOST": "elsewhere"})
