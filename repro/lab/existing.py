@@ -163,24 +163,10 @@ class ExternalServer(Server):
                 self.session[name] = value
             elif rows and (rows[0][0] == "user" or (rows[0][0] == "superuser" and superuser)):
                 self.session[name] = value
-            elif name == "session_preload_libraries" and (plugins := self._plugins(value)):
-                self.session["local_preload_libraries"] = plugins
             elif rows and rows[0][1].lower() != value.lower():
                 self.unapplied[name] = (value, rows[0][1])
             elif not rows:
                 self.absent = [*self.absent, name]
-
-    def _plugins(self, libraries: str) -> str | None:
-        """session_preload_libraries as a role that is no superuser may have it, as managed
-        services offer it: the same libraries from $libdir/plugins (local_preload_libraries),
-        where a session shows the server has them there."""
-        plugins = ",".join(f"$libdir/plugins/{x.strip()}" for x in libraries.split(",") if x.strip())
-        try:
-            with psycopg.connect(make_conninfo(self.dsn, dbname=self.database, options=_options(
-                    {"local_preload_libraries": plugins})), connect_timeout=10):
-                return plugins
-        except psycopg.Error:
-            return None
 
     def conninfo(self) -> str:
         options = _options(self.session)
