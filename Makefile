@@ -36,7 +36,7 @@ help:
 	@echo "make html            run stale chapters on PostgreSQL $(PG), build the site's HTML (_build/html)"
 	@echo "make site            the same, and the PDFs the site links (as published)"
 	@echo "make test            unit and integration tests, each chapter once, browser test"
-	@echo "make repro-NAME      run one chapter (SCALE=tiny|default|full, PG=17 or PG=13,17, DSN=... SERVER_CPUS=N)"
+	@echo "make repro-NAME      run one chapter (SCALE=tiny|default|full, PG=17 or PG=13,17, DSN=... SERVER_CPUS=N CLIENT=local)"
 	@echo "make matrix          every chapter on every major (MAJORS=\"$(MAJORS)\", SCALE=...)"
 	@echo "make images          build or pull the postgres images for MAJORS"
 	@echo "make archive         keep this build's results in results/ (the stored history; MACHINE=name: a contributed run)"
@@ -159,8 +159,9 @@ test-aside: venv
 test-images: venv
 	$(ASIDE) $(PY) -m pytest -q tests/test_images.py
 
-repro-%: venv image
-	$(PY) -m repro run $* --scale $(SCALE) --pg $(PG) $(if $(DSN),--dsn "$(DSN)") $(if $(SERVER_CPUS),--server-cpus $(SERVER_CPUS)) $(if $(WAIT),--wait)
+# CLIENT=local beside an existing server (DSN=...): this machine's pgbench and psql, no engine or image
+repro-%: venv $(if $(and $(DSN),$(filter local,$(CLIENT))),,image)
+	$(PY) -m repro run $* --scale $(SCALE) --pg $(PG) $(if $(DSN),--dsn "$(DSN)") $(if $(SERVER_CPUS),--server-cpus $(SERVER_CPUS)) $(if $(CLIENT),--client $(CLIENT)) $(if $(WAIT),--wait)
 	$(PY) -m repro check $* --scale $(SCALE) $(if $(DSN),--existing,--pg $(PG))
 
 archive: venv

@@ -88,7 +88,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     chapter = registry.get(args.name)
     for major in majors.parse_list(args.pg):
         doc, reused = runner.run(chapter, args.scale, major, args.dsn, args.force, wait=args.wait,
-                                 server_cpus=args.server_cpus)
+                                 server_cpus=args.server_cpus, client=args.client)
         if reused:
             print(f"{chapter.name}: reusing the cached result (same experiment, scale and image); "
                   f"--force runs it again")
@@ -373,6 +373,9 @@ def parser() -> argparse.ArgumentParser:
             s.add_argument("--server-cpus", type=int, metavar="N",
                            help="with --dsn: the server's CPU count, which the run cannot see "
                                 "(findings that compare with it are judged only when it is given)")
+            s.add_argument("--client", choices=("docker", "local"),
+                           help="with --dsn: run pgbench and psql in a helper container, or this machine's "
+                                "(PG_BINDIR or PATH; the default when no Docker engine answers)")
             s.add_argument("--force", action="store_true", help="run even if a fresh result exists")
         s.add_argument("--scale", default="default", help=f"one of {', '.join(scales.SCALES)}")
         s.add_argument("--pg", default=str(majors.DEFAULT_MAJOR), metavar="MAJORS",

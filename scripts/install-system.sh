@@ -20,7 +20,8 @@
 #   stress-ng    keeps a core busy for the verdict-stability benchmark under load
 #   mecab-ipadic the IPA dictionary's word lists: the fulltext chapter's Japanese records
 #   postgresql   a server the project does not start, for the test of runs against an
-#                existing server (tests/existing_server.py starts a cluster of its own)
+#                existing server (tests/existing_server.py starts a cluster of its own), and
+#                its pgbench and psql, which such runs use with no Docker (--client local)
 set -euo pipefail
 engine=(docker.io)
 command -v dockerd > /dev/null && ! dpkg-query -W docker.io > /dev/null 2>&1 && engine=()

@@ -1,7 +1,8 @@
 """A PostgreSQL server that the project does not start: Debian's `postgresql` package on
 this machine (scripts/install-system.sh postgresql installs it), as an engineer's own server. A
 cluster of its own in a scratch directory, on a free port of 127.0.0.1, with password
-(SCRAM) authentication, started and stopped by the test that wants it, and only that one.
+(SCRAM) authentication and a UTF-8 character type (as Debian's own clusters: pg_trgm needs it for
+Japanese text), started and stopped by the test that wants it, and only that one.
 
 `python tests/existing_server.py DIR` starts one for trying things by hand and prints how
 to reach and stop it.
@@ -72,7 +73,7 @@ def start(directory: Path) -> ExistingServer:
     pwfile.write_text(password)
     os.chown(pwfile, *_ids())
     _as_postgres([str(bin_dir / "initdb"), "-D", str(data), "-U", SUPERUSER, "--pwfile", str(pwfile),
-                  "--auth", "scram-sha-256", "-E", "UTF8", "--locale", "C"])
+                  "--auth", "scram-sha-256", "-E", "UTF8", "--locale", "C.UTF-8"])
     pwfile.unlink()
     _as_postgres([str(bin_dir / "pg_ctl"), "-D", str(data), "-w", "-l", str(directory / "log"), "-o",
                   f"-p {port} -c listen_addresses=127.0.0.1 -c unix_socket_directories={directory}",

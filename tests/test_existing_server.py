@@ -128,7 +128,8 @@ def _one_line_error(r: subprocess.CompletedProcess, text: str) -> None:
 def test_bad_input_against_an_existing_server(server: ExistingServer, tmp_path: Path, case: str) -> None:
     env = {**os.environ, "REPRO_RESULTS": str(tmp_path), "PGPASSWORD": server.password}
     dsn, text = {
-        "unreachable": ("host=127.0.0.1 port=1 user=bench dbname=postgres connect_timeout=3", "cannot connect to the DSN"),
+        "unreachable": ("host=127.0.0.1 port=1 user=bench dbname=postgres connect_timeout=3",
+                        'cannot connect to the DSN: connection to server at "127.0.0.1", port 1 failed: Connection refused'),
         "wrong password": (server.dsn(), "cannot connect to the DSN"),
         "no CREATEDB": (server.dsn(NO_CREATEDB), f"the role {NO_CREATEDB} may not create databases (CREATEDB)"),
         "password in the DSN": (server.dsn() + " password=secret", "the DSN carries a password"),

@@ -3,6 +3,7 @@ write its result document."""
 from __future__ import annotations
 
 import time
+from contextlib import nullcontext
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
@@ -18,6 +19,7 @@ from .context import RunContext
 from .measure import Progress
 from .runlock import engine_lock
 from .servers import Lab, check_dsn, extensions, without_password
+from .existing import ExistingLab, LocalClient, client_for, host as client_host  # after servers
 
 
 def check_scale(chapter: Chapter, scale: str) -> dict[str, Any]:
@@ -44,10 +46,11 @@ def stored(path: Any, chapter: Chapter, warn: Callable[[str], None]) -> dict[str
         return None
 
 
-def _keyed(chapter: Chapter, scale: str, major: float, lab_major: float, dsn: str | None
-           ) -> tuple[engine.Image, dict[str, Any], Path]:
-    """The image a run uses, the key of its result, and where the result goes."""
-    image = engine.resolve_image(lab_major)
+def _keyed(chapter: Chapter, scale: str, major: float, lab_major: float, dsn: str | None,
+           client: LocalClient | None = None) -> tuple[engine.Image, dict[str, Any], Path]:
+    """The image a run uses (this machine's client programs in its place), the key of its
+    result, and where the result goes."""
+    image = client.image if client else engine.resolve_image(lab_major)
     target = target_of(dsn)
     key = results.cache_key(chapter.experiment_hash(scale, target), scale, image.key, target)
     return image, key, results.path_for(chapter.name, major, scale, key["target"])
@@ -83,20 +86,25 @@ def declare_server_cpus(raw: dict[str, Any], cpus: int | None) -> None:
 def run(chapter: Chapter, scale: str = "default", major: float = majors.DEFAULT_MAJOR,
         dsn: str | None = None, force: bool = False,
         out: Callable[[str], None] = print, wait: bool = False,
-        server_cpus: int | None = None) -> tuple[dict[str, Any], bool]:
+        server_cpus: int | None = None, client: str | None = None) -> tuple[dict[str, Any], bool]:
     """Return (result, reused): the cached result if its key matches, else a new run, made
     while holding the engine's run lock (`wait` waits for a run that holds it).
-    `server_cpus`: an existing server's CPU count, as the user declares it."""
+    `server_cpus`: an existing server's CPU count, as the user declares it; `client`: where
+    pgbench and psql run beside it ("docker", "local", None: local if no engine answers)."""
     params = check_scale(chapter, scale)
     if server_cpus is not None and not dsn:
         raise ReproError("--server-cpus declares an existing server's CPU count (--dsn); a "
                          "container's is the Docker engine's own")
     if server_cpus is not None and server_cpus < 1:
         raise ReproError(f"--server-cpus must be a positive number of CPUs, not {server_cpus}")
+    if client is not None and not dsn:
+        raise ReproError("--client chooses where pgbench and psql run beside an existing server (--dsn)")
+    local = None
     if dsn:
         major = check_dsn(dsn)
+        local = client_for(client, major)
     lab_major = majors.DEFAULT_MAJOR if dsn else major  # with a DSN, the image only runs pgbench
-    image, key, path = _keyed(chapter, scale, major, lab_major, dsn)
+    image, key, path = _keyed(chapter, scale, major, lab_major, dsn, local)
     previous = stored(path, chapter, out)
     declared = (previous or {}).get("provenance", {}).get("server_cpus_declared")
     if not force and results.is_fresh(previous, key) and (not dsn or declared == server_cpus):
@@ -112,20 +120,22 @@ def run(chapter: Chapter, scale: str = "default", major: float = majors.DEFAULT_
     if unmet:
         doc |= {"raw": {}, "unavailable": Text.join(unmet, "", " ").as_dict(),
             "provenance": {"started": started.isoformat(timespec="seconds"), "duration_s": 0,
-                           "target": target_label(dsn), "servers": [], "host": provenance.host(None),
+                           "target": target_label(dsn), "servers": [],
+                           "host": client_host(local) if local else provenance.host(None),
                            "features": sorted(features), "experiment": key["experiment"],
                            "git": provenance.commit()}}
         results.save(doc, path)
         return doc, False
 
-    with engine_lock(f"{chapter.name} on PostgreSQL {majors.name(major)}", wait, out):
+    lock = nullcontext() if local else engine_lock(f"{chapter.name} on PostgreSQL {majors.name(major)}", wait, out)
+    with lock:  # this machine's client programs beside an existing server use no engine
         started = datetime.now(timezone.utc)  # after any wait for the lock
         experiment = registry.experiment(chapter)
         progress = Progress(chapter.name)
         progress.note(f"PostgreSQL {majors.name(major)}, scale {scale}, image {image.name} "
                       f"({image.origin}, {image.id[7:19]})")
         t0 = time.monotonic()
-        with Lab(lab_major) as lab:
+        with (ExistingLab(lab_major, local) if dsn else Lab(lab_major)) as lab:
             lab.image = image
 
             before = pooling.gather(chapter, major, scale)
@@ -154,7 +164,8 @@ def run(chapter: Chapter, scale: str = "default", major: float = majors.DEFAULT_
                                      f"stopped: {why}") from exc
             servers = [provenance.server(s) for s in lab.servers]
             container = next((s for s in lab.servers if s.image is not None), None)
-            host = provenance.host(container)
+            host = client_host(local) if local else provenance.host(container)
+            client_side = lab.provenance() if isinstance(lab, ExistingLab) else {}
         if dsn:
             declare_server_cpus(ctx.raw, server_cpus)
         doc |= {"raw": ctx.raw, "provenance": {
@@ -164,7 +175,7 @@ def run(chapter: Chapter, scale: str = "default", major: float = majors.DEFAULT_
             "servers": servers, "host": host, "features": sorted(features),
             "experiment": key["experiment"], "git": provenance.commit()}}
         if dsn:
-            doc["provenance"]["server_cpus_declared"] = server_cpus
+            doc["provenance"] |= {"server_cpus_declared": server_cpus, **client_side}
     doc["verdicts"] = [v.as_dict() for v in Run(chapter, doc).verdicts]  # as judged at run time
     results.save(doc, path)
     return doc, False

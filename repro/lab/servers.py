@@ -47,7 +47,6 @@ os.environ.setdefault("TC_POOLING_INTERVAL", "0.1")  # readiness poll; the defau
 
 import psycopg  # noqa: E402
 from psycopg import sql as pgsql  # noqa: E402
-from psycopg.conninfo import conninfo_to_dict, make_conninfo  # noqa: E402
 from testcontainers.core.container import DockerContainer  # noqa: E402
 from testcontainers.core.network import Network  # noqa: E402
 
@@ -232,164 +231,6 @@ def _options(settings: dict[str, str]) -> str:
 def _pgoptions(options: dict[str, str] | None) -> dict[str, str]:
     """Session settings for a client program, as the PGOPTIONS environment variable."""
     return {"PGOPTIONS": _options(options or {})}
-
-
-def check_dsn(dsn: str) -> float:
-    """Connect once to an existing server; return its major or fail with one clear line
-    (libpq's message, which never carries the password)."""
-    return _connect_dsn(dsn)[0]
-
-
-def _connect_dsn(dsn: str) -> tuple[float, dict[str, str], str | None]:
-    """The server's major, its connection parameters as libpq resolved them (service file,
-    PG* variables; without the password) and the password libpq used (PGPASSWORD, .pgpass)."""
-    try:
-        if "password" in conninfo_to_dict(dsn):
-            raise ReproError("the DSN carries a password, which the process list shows: give it "
-                             "through PGPASSWORD, ~/.pgpass or a service file instead")
-    except psycopg.ProgrammingError:
-        raise ReproError("the DSN is not a libpq connection string (key=value ... or "
-                         "postgresql://...)") from None
-    try:
-        with psycopg.connect(dsn, connect_timeout=10) as conn:
-            num = int(conn.execute("SHOW server_version_num").fetchone()[0])
-            params, password = conn.info.get_parameters(), conn.info.password
-            user, can = conn.execute("SELECT current_user, rolcreatedb OR rolsuper FROM pg_roles "
-                                     "WHERE rolname = current_user").fetchone()
-    except psycopg.Error as exc:
-        lines = str(exc).strip().splitlines()
-        raise ReproError(f"cannot connect to the DSN: {lines[-1] if lines else type(exc).__name__}"
-                         ) from None
-    if not can:
-        raise ReproError(f"the role {user} may not create databases (CREATEDB): a run against an "
-                         f"existing server works in a scratch database of its own")
-    major = 9.6 if num // 100 == 906 else num // 10000
-    if major not in majors.MAJORS:
-        raise ReproError(f"the server at the DSN is PostgreSQL {num} (server_version_num); this report "
-                         f"covers {majors.name(majors.MAJORS[0])} to {majors.name(majors.MAJORS[-1])}")
-    return major, params, password or None
-
-
-def extensions(dsn: str) -> frozenset[str]:
-    """What an existing server offers as features: the extensions its role may create there
-    (all it has for a superuser; the trusted ones, 13+, otherwise) or that are installed
-    already. No tools run on its machine, so strace and the like are never among them."""
-    with psycopg.connect(dsn, connect_timeout=10) as conn:
-        superuser = conn.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user").fetchone()[0]
-        if superuser:
-            query = "SELECT name FROM pg_available_extensions"
-        elif int(conn.execute("SHOW server_version_num").fetchone()[0]) >= 130000:
-            query = ("SELECT name FROM pg_available_extension_versions WHERE trusted "
-                     "UNION SELECT extname FROM pg_extension")
-        else:
-            query = "SELECT extname FROM pg_extension"
-        return frozenset(r[0] for r in conn.execute(query))
-
-
-def without_password(dsn: str) -> str:
-    """A DSN fit to be stored or shown: its parameters but a password."""
-    return make_conninfo(**{k: v for k, v in conninfo_to_dict(dsn).items() if k != "password"})
-
-
-class NeedsOwnServer(ReproError):
-    """What a run asked of an existing server that only a server of its own allows: a
-    restart, ALTER SYSTEM, a program on the server's machine."""
-
-
-CLIENT_PROGRAMS = ("pgbench", "psql")  # what runs beside an existing server (in the helper)
-SESSION_CONTEXTS = ("user", "superuser")  # settings a session may set (superuser: if it is one)
-
-
-class ExternalServer(Server):
-    """An existing server given by DSN, used through a scratch database of the run that the
-    lab creates and drops; client programs run in a helper container on the host network.
-
-    Nothing on the server changes but that database: settings the experiment asks for are
-    set per session where the role may (`session`), the others are only compared with the
-    server's own values (`unapplied`: {name: (asked, the server's)}); a restart, ALTER
-    SYSTEM or a program on the server's machine raise NeedsOwnServer.
-    """
-
-    def __init__(self, dsn: str, client: Any, role: Text | str, database: str,
-                 settings: dict[str, str] | None = None) -> None:
-        self.dsn = dsn
-        self.client = client
-        self.image = None  # the server's own image is unknown; provenance has its version()
-        self.role = role
-        self.database = database
-        self.major, self._params, self._password = _connect_dsn(dsn)
-        self.session: dict[str, str] = {}
-        self.unapplied: dict[str, tuple[str, str]] = {}
-        self._sort(settings or {})
-
-    def _sort(self, settings: dict[str, str]) -> None:
-        """Which settings a session can set, and how the others compare with the server's."""
-        superuser = self.sql("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")[0][0]
-        for name, value in settings.items():
-            rows = self.sql("SELECT context, current_setting(name) FROM pg_settings WHERE name = %s", (name,))
-            if not rows and "." in name:  # an extension's own (auto_explain.*): set by the session
-                self.session[name] = value
-            elif rows and (rows[0][0] == "user" or (rows[0][0] == "superuser" and superuser)):
-                self.session[name] = value
-            elif rows and rows[0][1].lower() != value.lower():
-                self.unapplied[name] = (value, rows[0][1])
-            elif not rows:
-                self.absent = [*self.absent, name]
-
-    def conninfo(self) -> str:
-        options = _options(self.session)
-        return make_conninfo(self.dsn, dbname=self.database, **({"options": options} if options else {}))
-
-    def run(self, cmd: list[str], env: dict[str, str] | None = None) -> str:
-        if cmd[0] not in CLIENT_PROGRAMS:
-            raise NeedsOwnServer(f"`{cmd[0]}` would run on the server's machine, which a run against "
-                                 f"an existing server does not reach")
-        return super().run(cmd, {"PGOPTIONS": " ".join(filter(None, [
-            _options(self.session), (env or {}).get("PGOPTIONS", "")]))})
-
-    def _client_exec(self, cmd: list[str], env: dict[str, str]) -> tuple[int, str]:
-        """In the helper container, which has none of this machine's libpq files: the
-        parameters libpq resolved here, and the password in the exec's environment (which
-        neither `docker inspect` nor `docker events` shows)."""
-        secret = {"PGPASSWORD": self._password} if self._password else {}
-        result = self.client.exec_run(cmd, environment=env | secret)
-        return result.exit_code, result.output.decode(errors="replace")
-
-    def _client_target(self) -> list[str]:
-        return [make_conninfo(**(self._params | {"dbname": self.database}))]
-
-    def restart(self, settings: dict[str, str] | None) -> None:
-        raise NeedsOwnServer("a restart of an existing server is not this run's to make")
-
-    def pin(self, cpu: int, pids: Sequence[int] = (), commands: Sequence[str] = ()) -> None:
-        raise NeedsOwnServer("binding processes to CPUs happens on the server's machine")
-
-    def set(self, settings: dict[str, str]) -> None:
-        raise NeedsOwnServer("ALTER SYSTEM on an existing server is not this run's to make")
-
-    @property
-    def docker(self) -> Any:
-        return self.client
-
-
-def _scratch_database(dsn: str, name: str) -> None:
-    """Create the run's database on an existing server (check_dsn has checked the role may)."""
-    with psycopg.connect(dsn, autocommit=True, connect_timeout=10) as conn:
-        conn.execute(pgsql.SQL("CREATE DATABASE {}").format(pgsql.Identifier(name)))
-
-
-def _drop_database(dsn: str, name: str) -> None:
-    """Drop the run's database, ending its sessions first (the run's own)."""
-    with psycopg.connect(dsn, autocommit=True, connect_timeout=10) as conn:
-        conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                     "WHERE datname = %s AND pid <> pg_backend_pid()", (name,))
-        for _ in range(50):
-            try:
-                conn.execute(pgsql.SQL("DROP DATABASE IF EXISTS {}").format(pgsql.Identifier(name)))
-                return
-            except psycopg.errors.ObjectInUse:  # a session still ending
-                time.sleep(0.1)
-        raise ReproError(f"could not drop the scratch database {name}: sessions still use it")
 
 
 class Lab:
@@ -629,3 +470,7 @@ def leftovers() -> list[str]:
     found = [x.id for x in c.containers.list(all=True, filters={"label": RUN_LABEL})]
     found += [n.id for n in c.networks.list(filters={"label": RUN_LABEL})]
     return found
+
+
+from .existing import (  # noqa: E402, F401  (existing.py builds on Server; Lab and importers use these)
+    ExternalServer, NeedsOwnServer, _drop_database, _scratch_database, check_dsn, extensions, without_password)

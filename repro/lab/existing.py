@@ -1,0 +1,383 @@
+"""Existing servers (--dsn): the DSN's checks, the run's scratch databases, the server as
+experiments see it, and where its client programs run: a helper container of the Docker
+engine, or this machine's own pgbench and psql (LocalClient).
+
+Apart from the containers' code (servers.py), so that what runs only against an existing
+server stays out of the keys of runs on containers (fingerprint.py). servers.py imports
+this module at its end, for Lab: import servers first (any lab module that uses it does).
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import platform
+import re
+import shutil
+import subprocess
+import tarfile
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+from psycopg import sql as pgsql
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+from .. import majors
+from ..errors import ReproError
+from ..text import Text
+from . import engine
+from .servers import Lab, Server, _options
+
+
+def check_dsn(dsn: str) -> float:
+    """Connect once to an existing server; return its major or fail with one clear line
+    (libpq's message, which never carries the password)."""
+    return _connect_dsn(dsn)[0]
+
+
+def _connect_dsn(dsn: str) -> tuple[float, dict[str, str], str | None]:
+    """The server's major, its connection parameters as libpq resolved them (service file,
+    PG* variables; without the password) and the password libpq used (PGPASSWORD, .pgpass):
+    probed once per DSN and libpq environment, however many servers and checks ask."""
+    key = (dsn, tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith("PG"))))
+    if key not in _PROBED:
+        _PROBED[key] = _probe(dsn)
+    return _PROBED[key]
+
+
+_PROBED: dict[tuple, tuple[float, dict[str, str], str | None]] = {}
+
+
+def _probe(dsn: str) -> tuple[float, dict[str, str], str | None]:
+    try:
+        if "password" in conninfo_to_dict(dsn):
+            raise ReproError("the DSN carries a password, which the process list shows: give it "
+                             "through PGPASSWORD, ~/.pgpass or a service file instead")
+    except psycopg.ProgrammingError:
+        raise ReproError("the DSN is not a libpq connection string (key=value ... or "
+                         "postgresql://...)") from None
+    try:
+        with psycopg.connect(dsn, connect_timeout=10) as conn:
+            num = int(conn.execute("SHOW server_version_num").fetchone()[0])
+            params, password = conn.info.get_parameters(), conn.info.password
+            user, can = conn.execute("SELECT current_user, rolcreatedb OR rolsuper FROM pg_roles "
+                                     "WHERE rolname = current_user").fetchone()
+    except psycopg.Error as exc:
+        raise ReproError(f"cannot connect to the DSN: {libpq_line(exc)}") from None
+    if not can:
+        raise ReproError(f"the role {user} may not create databases (CREATEDB): a run against an "
+                         f"existing server works in a scratch database of its own")
+    major = 9.6 if num // 100 == 906 else num // 10000
+    if major not in majors.MAJORS:
+        raise ReproError(f"the server at the DSN is PostgreSQL {num} (server_version_num); this report "
+                         f"covers {majors.name(majors.MAJORS[0])} to {majors.name(majors.MAJORS[-1])}")
+    return major, params, password or None
+
+
+def libpq_line(exc: Exception) -> str:
+    """libpq's message on one line: the host, the port and why ("Connection refused"), then
+    its hint; psycopg's own prefix left out."""
+    text = " ".join(line.strip() for line in str(exc).strip().splitlines() if line.strip())
+    return text.removeprefix("connection failed: ") or type(exc).__name__
+
+
+def extensions(dsn: str) -> frozenset[str]:
+    """What an existing server offers as features: the extensions its role may create there
+    (all it has for a superuser; the trusted ones, 13+, otherwise) or that are installed
+    already. No tools run on its machine, so strace and the like are never among them."""
+    with psycopg.connect(dsn, connect_timeout=10) as conn:
+        superuser = conn.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user").fetchone()[0]
+        if superuser:
+            query = "SELECT name FROM pg_available_extensions"
+        elif int(conn.execute("SHOW server_version_num").fetchone()[0]) >= 130000:
+            query = ("SELECT name FROM pg_available_extension_versions WHERE trusted "
+                     "UNION SELECT extname FROM pg_extension")
+        else:
+            query = "SELECT extname FROM pg_extension"
+        return frozenset(r[0] for r in conn.execute(query))
+
+
+def without_password(dsn: str) -> str:
+    """A DSN fit to be stored or shown: its parameters but a password."""
+    return make_conninfo(**{k: v for k, v in conninfo_to_dict(dsn).items() if k != "password"})
+
+
+class NeedsOwnServer(ReproError):
+    """What a run asked of an existing server that only a server of its own allows: a
+    restart, ALTER SYSTEM, a program on the server's machine."""
+
+
+CLIENT_PROGRAMS = ("pgbench", "psql")  # what runs beside an existing server (in the helper)
+CREATE_EXTENSION = re.compile(r"\s*CREATE EXTENSION (?:IF NOT EXISTS )?(\w+)\s*;?\s*", re.IGNORECASE)
+
+# What an extension that a CREATEDB role may not create (not trusted) is replaced with in the
+# run's scratch database: pg_prewarm's signature, warming by reading the table (heap only; an
+# index is left to the queries), returning the blocks read.
+STAND_INS = {"pg_prewarm": """
+CREATE FUNCTION pg_prewarm(rel regclass, mode text = 'buffer', fork text = 'main',
+                           first_block int8 = NULL, last_block int8 = NULL) RETURNS int8
+LANGUAGE plpgsql AS $$
+BEGIN
+  IF (SELECT relkind FROM pg_class WHERE oid = rel) NOT IN ('r', 'm', 't') THEN
+    RETURN 0;
+  END IF;
+  EXECUTE format('SELECT count(*) FROM %s', rel);
+  RETURN pg_relation_size(rel) / current_setting('block_size')::int8;
+END $$"""}
+
+
+class ExternalServer(Server):
+    """An existing server given by DSN, used through a scratch database of the run that the
+    lab creates and drops; client programs run in a helper container on the host network,
+    or on this machine (LocalClient).
+
+    Nothing on the server changes but that database: settings the experiment asks for are
+    set per session where the role may (`session`), the others are only compared with the
+    server's own values (`unapplied`: {name: (asked, the server's)}); a restart, ALTER
+    SYSTEM or a program on the server's machine raise NeedsOwnServer.
+    """
+
+    def __init__(self, dsn: str, client: Any, role: Text | str, database: str,
+                 settings: dict[str, str] | None = None) -> None:
+        self.dsn = dsn
+        self.client = client
+        self.image = None  # the server's own image is unknown; provenance has its version()
+        self.role = role
+        self.database = database
+        self.major, self._params, self._password = _connect_dsn(dsn)
+        self.session: dict[str, str] = {}
+        self.unapplied: dict[str, tuple[str, str]] = {}
+        self.stand_ins: list[str] = []  # extensions made by a stand-in (STAND_INS)
+        self._sort(settings or {})
+
+    def _sort(self, settings: dict[str, str]) -> None:
+        """Which settings a session can set, and how the others compare with the server's."""
+        superuser = self.sql("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")[0][0]
+        for name, value in settings.items():
+            rows = self.sql("SELECT context, current_setting(name) FROM pg_settings WHERE name = %s", (name,))
+            if not rows and "." in name:  # an extension's own (auto_explain.*): set by the session
+                self.session[name] = value
+            elif rows and (rows[0][0] == "user" or (rows[0][0] == "superuser" and superuser)):
+                self.session[name] = value
+            elif rows and rows[0][1].lower() != value.lower():
+                self.unapplied[name] = (value, rows[0][1])
+            elif not rows:
+                self.absent = [*self.absent, name]
+
+    def conninfo(self) -> str:
+        options = _options(self.session)
+        return make_conninfo(self.dsn, dbname=self.database, **({"options": options} if options else {}))
+
+    def run(self, cmd: list[str], env: dict[str, str] | None = None) -> str:
+        """A client program with the caller's environment and the session's settings before
+        its own PGOPTIONS; libpq's connection variables would lead it away from the scratch
+        database, so they are refused."""
+        if cmd[0] not in CLIENT_PROGRAMS:
+            raise NeedsOwnServer(f"`{cmd[0]}` would run on the server's machine, which a run against "
+                                 f"an existing server does not reach")
+        env = env or {}
+        if wrong := sorted(k for k in env if k.startswith("PG") and k != "PGOPTIONS"):
+            raise ReproError(f"`{cmd[0]}` beside an existing server takes its connection from the DSN, "
+                             f"not from {', '.join(wrong)}")
+        return super().run(cmd, env | {"PGOPTIONS": " ".join(filter(None, [
+            _options(self.session), env.get("PGOPTIONS", "")]))})
+
+    def sql(self, query: str | pgsql.Composable, params: tuple | dict | None = None) -> list[tuple]:
+        """As Server.sql; but where the role may not create an extension that has a stand-in
+        (STAND_INS), the stand-in is made instead and named in `stand_ins`."""
+        wanted = CREATE_EXTENSION.fullmatch(query) if isinstance(query, str) else None
+        if wanted and wanted[1] in STAND_INS and wanted[1] not in extensions(self.dsn):
+            self.stand_ins = [*self.stand_ins, wanted[1]]
+            return super().sql(STAND_INS[wanted[1]])
+        return super().sql(query, params)
+
+    def _client_exec(self, cmd: list[str], env: dict[str, str]) -> tuple[int, str]:
+        """In the helper container, which has none of this machine's libpq files: the
+        parameters libpq resolved here, and the password in the exec's environment (which
+        neither `docker inspect` nor `docker events` shows). This machine's own programs
+        (LocalClient) find the password as libpq here did."""
+        local = isinstance(self.client, LocalClient)
+        secret = {"PGPASSWORD": self._password} if self._password and not local else {}
+        result = self.client.exec_run(cmd, environment=env | secret)
+        return result.exit_code, result.output.decode(errors="replace")
+
+    def _client_target(self) -> list[str]:
+        """The parameters libpq resolved here for the helper container; this machine's own
+        libpq resolves the DSN itself (and may be older than psycopg's, without its newer
+        parameters)."""
+        if isinstance(self.client, LocalClient):
+            return [make_conninfo(self.dsn, dbname=self.database)]
+        return [make_conninfo(**(self._params | {"dbname": self.database}))]
+
+    def restart(self, settings: dict[str, str] | None) -> None:
+        raise NeedsOwnServer("a restart of an existing server is not this run's to make")
+
+    def pin(self, cpu: int, pids: Sequence[int] = (), commands: Sequence[str] = ()) -> None:
+        raise NeedsOwnServer("binding processes to CPUs happens on the server's machine")
+
+    def set(self, settings: dict[str, str]) -> None:
+        raise NeedsOwnServer("ALTER SYSTEM on an existing server is not this run's to make")
+
+    @property
+    def docker(self) -> Any:
+        return self.client
+
+
+def _scratch_database(dsn: str, name: str) -> None:
+    """Create the run's database on an existing server (check_dsn has checked the role may)."""
+    with psycopg.connect(dsn, autocommit=True, connect_timeout=10) as conn:
+        conn.execute(pgsql.SQL("CREATE DATABASE {}").format(pgsql.Identifier(name)))
+
+
+def _drop_database(dsn: str, name: str) -> None:
+    """Drop the run's database, ending its sessions first (the run's own)."""
+    with psycopg.connect(dsn, autocommit=True, connect_timeout=10) as conn:
+        conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                     "WHERE datname = %s AND pid <> pg_backend_pid()", (name,))
+        for _ in range(50):
+            try:
+                conn.execute(pgsql.SQL("DROP DATABASE IF EXISTS {}").format(pgsql.Identifier(name)))
+                return
+            except psycopg.errors.ObjectInUse:  # a session still ending
+                time.sleep(0.1)
+        raise ReproError(f"could not drop the scratch database {name}: sessions still use it")
+
+
+@dataclass
+class Ran:
+    """What a client program gave, as docker's exec_run gives it."""
+
+    exit_code: int
+    output: bytes
+
+
+class LocalClient:
+    """pgbench and psql of this machine (PG_BINDIR, else PATH), for a run against an existing
+    server with no Docker engine: the client side of a DBA's own box. Scripts that the lab
+    puts in "/tmp" of a helper container go to a private directory here instead."""
+
+    def __init__(self, bindir: str | None, versions: dict[str, str]) -> None:
+        self.bindir = bindir
+        self.versions = versions  # program -> its --version line
+        self._dir = tempfile.TemporaryDirectory(prefix="repro-client-")
+        self._files: dict[str, str] = {}  # the path the lab named -> where it is here
+
+    @staticmethod
+    def find(server_major: float) -> LocalClient:
+        """This machine's programs, refused with one line when one is missing or older than
+        the server (an older pgbench may not know the server's catalogs or protocol)."""
+        bindir = os.environ.get("PG_BINDIR") or None
+        versions = {}
+        for program in CLIENT_PROGRAMS:
+            path = shutil.which(program, path=bindir)
+            where = f"in PG_BINDIR ({bindir})" if bindir else "on PATH"
+            if path is None:
+                raise ReproError(f"no {program} {where}: install PostgreSQL's client programs "
+                                 f"{majors.name(server_major)} or newer, or use --client docker")
+            line = subprocess.run([path, "--version"], capture_output=True, text=True).stdout.strip()
+            found = re.search(r"(\d+)(?:\.(\d+))?", line)
+            major = 9.6 if found and found[0].startswith("9.6") else float(found[1]) if found else 0
+            if major < server_major:
+                raise ReproError(f"the {program} {where} is {line or 'of no known version'}, older than the "
+                                 f"server's PostgreSQL {majors.name(server_major)}: set PG_BINDIR to the "
+                                 f"programs of {majors.name(server_major)} or newer, or use --client docker")
+            versions[program] = line
+        return LocalClient(bindir, versions)
+
+    @property
+    def image(self) -> engine.Image:
+        """What keys a run's cache in an image's place: these programs' versions."""
+        version = self.versions["pgbench"]
+        digest = hashlib.sha256(version.encode()).hexdigest()
+        return engine.Image("local client programs", f"sha256:{digest}", "local", version, version, frozenset())
+
+    def provenance(self) -> dict[str, Any]:
+        return {"kind": "local", "programs": dict(self.versions), "bindir": self.bindir or "PATH"}
+
+    def put_archive(self, path: str, data: bytes) -> None:
+        with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+            for member in tar.getmembers():
+                here = os.path.join(self._dir.name, f"{len(self._files)}-{os.path.basename(member.name)}")
+                with open(here, "wb") as f:
+                    f.write(tar.extractfile(member).read())  # type: ignore[union-attr]
+                self._files[f"{path.rstrip('/')}/{member.name}"] = here
+
+    def exec_run(self, cmd: list[str], environment: dict[str, str]) -> Ran:
+        args = list(cmd)
+        for named, here in self._files.items():
+            args = [a.replace(named, here) for a in args]
+        path = shutil.which(args[0], path=self.bindir) or args[0]
+        r = subprocess.run([path, *args[1:]], capture_output=True, env=os.environ | environment)
+        output = r.stdout + r.stderr
+        for named, here in self._files.items():  # pgbench names its scripts: as the lab did
+            output = output.replace(here.encode(), named.encode())
+        return Ran(r.returncode, output)
+
+    def close(self) -> None:
+        self._dir.cleanup()
+
+
+def client_for(choice: str | None, server_major: float) -> LocalClient | None:
+    """Where the client programs run: this machine's (`local`, or when no Docker engine
+    answers) or a helper container (`docker`, None here)."""
+    if choice is None:
+        try:
+            engine.client()
+            return None
+        except ReproError:
+            pass
+    return LocalClient.find(server_major) if choice != "docker" else None
+
+
+class ExistingLab(Lab):
+    """A run's lab against an existing server. With this machine's client programs it needs
+    no Docker engine: the client stands where Lab.external would start its helper
+    container, and closing drops only the scratch databases."""
+
+    def __init__(self, major: float, client: LocalClient | None) -> None:
+        super().__init__(major)
+        self.client = client
+        if client is not None:
+            self._helper, self.image = client, client.image
+
+    def close(self) -> None:
+        if self.client is None:
+            return super().close()
+        failed = []
+        for dsn, name in self._databases:
+            try:
+                _drop_database(dsn, name)
+            except (psycopg.Error, ReproError) as exc:
+                failed.append(f"{name}: {libpq_line(exc)}")
+        self._databases.clear()
+        self.client.close()
+        if failed:
+            raise ReproError("could not drop the run's scratch database on the existing server: "
+                             + "; ".join(failed))
+
+    def provenance(self) -> dict[str, Any]:
+        """Which client ran, and what stood in for an extension the role could not create."""
+        client = self.client.provenance() if self.client else {"kind": "docker", "image": self._image().name}
+        stand_ins = sorted({x for s in self.servers for x in getattr(s, "stand_ins", [])})
+        return {"client": client, **({"stand_ins": stand_ins} if stand_ins else {})}
+
+
+def host(client: LocalClient) -> dict[str, Any]:
+    """The client's machine, where no Docker engine speaks for it."""
+    cpu = next((line.split(":", 1)[1].strip() for line in _read("/proc/cpuinfo").splitlines()
+                if line.startswith("model name")), None)
+    return {"cpu_model": cpu, "engine_cpus": None, "client_cpus": os.cpu_count(),
+            "kernel": platform.release(), "os": platform.platform(), "docker_host": None,
+            "clocksource": _read("/sys/devices/system/clocksource/clocksource0/current_clocksource").strip() or None}
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
