@@ -161,6 +161,10 @@ def _lone_string(node: ast.AST) -> bool:
 
 
 def _is_import(node: ast.AST) -> bool:
+    """An import, or an `if TYPE_CHECKING:` of imports only (for annotations: it never runs)."""
+    if isinstance(node, ast.If) and not node.orelse and all(_is_import(n) for n in node.body):
+        test = node.test
+        return (test.id if isinstance(test, ast.Name) else getattr(test, "attr", None)) == "TYPE_CHECKING"
     return isinstance(node, (ast.Import, ast.ImportFrom))
 
 

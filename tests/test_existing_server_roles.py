@@ -18,7 +18,7 @@ import pytest
 from existing_server import ExistingServer
 from repro import registry
 from repro.errors import ReproError
-from repro.lab.servers import check_dsn  # servers before existing: it imports existing at its end
+from repro.lab.existing import check_dsn
 from repro.lab.existing import ExistingLab, LocalClient
 from test_existing_server import _databases, _repro, _settings, server  # noqa: F401  (the fixture)
 

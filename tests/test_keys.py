@@ -153,6 +153,22 @@ def test_a_move_of_lab_definitions_between_modules_changes_no_key(tree: Path) ->
     assert keys(tree) == before
 
 
+def test_imports_for_annotations_only_change_no_key(tree: Path) -> None:
+    """`if TYPE_CHECKING:` with imports in it never runs: adding one to a module every chapter
+    imports changes no key (any other statement there would: see the next test)."""
+    before = keys(tree)
+    path = tree / "repro" / "lab" / "servers.py"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("\nfrom .. import majors\n", "\nfrom .. import majors\nfrom typing import TYPE_CHECKING\n"
+                                 "if TYPE_CHECKING:\n    from .existing import ExternalServer\n", 1), encoding="utf-8")
+    assert path.read_text(encoding="utf-8") != text
+    assert keys(tree) == before
+    path.write_text(path.read_text(encoding="utf-8").replace("    from .existing import ExternalServer\n",
+                                                             "    from .existing import ExternalServer\n    x = 1\n"),
+                    encoding="utf-8")
+    assert all(keys(tree)[name] != key for name, key in before.items())
+
+
 def test_the_existing_server_code_enters_no_container_key_and_every_dsn_key(tree: Path) -> None:
     """Against an existing server (--dsn) the lab runs ExternalServer and what only it
     reaches; on containers, never: editing it, where it is or moved to lab/existing.py,

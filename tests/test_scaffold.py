@@ -12,7 +12,8 @@ from repro.chapter import Run
 from conftest import Watcher
 from repro.errors import ReproError
 from repro.lab import runner
-from repro.lab.servers import Lab, leftovers, without_password
+from repro.lab.existing import without_password
+from repro.lab.servers import Lab, leftovers
 
 ROOT = Path(__file__).resolve().parent.parent
 

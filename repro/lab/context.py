@@ -10,7 +10,8 @@ from ..chapter import Chapter
 from ..errors import ReproError
 from ..text import Text
 from .measure import Measurements, Plan, Progress, Undecided, run_rounds
-from .servers import Lab, Server, extensions
+from .existing import extensions
+from .servers import Lab, Server
 
 
 def settings_file(path: Path) -> dict[str, str]:
@@ -78,7 +79,7 @@ class RunContext:
 
     def server(self, role: Text | str, settings: dict[str, str], **kwargs: Any) -> Server:
         """A server for `role` with command-line settings; against an existing server (--dsn),
-        a scratch database there, with the settings a session may set (servers.ExternalServer)."""
+        a scratch database there, with the settings a session may set (existing.ExternalServer)."""
         return self.lab.external(self.dsn, role, settings) if self.dsn else \
             self.lab.server(role, settings, **kwargs)
 

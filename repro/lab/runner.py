@@ -18,7 +18,8 @@ from . import engine, provenance
 from .context import RunContext
 from .measure import Progress
 from .runlock import engine_lock
-from .servers import Lab, check_dsn, extensions, without_password
+from .existing import check_dsn, extensions, without_password
+from .servers import Lab
 from .existing import ExistingLab, LocalClient, client_for, host as client_host  # after servers
 
 
@@ -28,7 +29,7 @@ def check_scale(chapter: Chapter, scale: str) -> dict[str, Any]:
 
 def target_of(dsn: str | None) -> str:
     """The target in the cache key: the DSN as given, which carries no password (see
-    servers.check_dsn; stripped once more all the same)."""
+    existing.check_dsn; stripped once more all the same)."""
     return "container" if dsn is None else "dsn:" + without_password(dsn)
 
 

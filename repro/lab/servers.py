@@ -29,13 +29,16 @@ import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from types import FrameType, TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import majors
 from . import engine
 from ..errors import ReproError
 from ..text import Text
 from .pgbench import PgbenchResult, parse
+
+if TYPE_CHECKING:
+    from .existing import ExternalServer
 
 os.environ.setdefault("TESTCONTAINERS_RYUK_DISABLED", "true")  # no reaper image offline
 if engine.is_local():
@@ -291,6 +294,7 @@ class Lab:
         """Drop the scratch databases on existing servers, then remove every container and
         network of this run: those recorded, then anything else carrying the run's label (a
         container whose creation a signal cut short)."""
+        from .existing import _drop_database  # existing.py builds on this module
         failed = []
         for dsn, name in self._databases:
             try:
@@ -429,6 +433,7 @@ class Lab:
         """An existing server, through a scratch database of this run (dropped when the lab
         closes, also after an error or a signal); pgbench and psql run in a helper container
         on the host network."""
+        from .existing import ExternalServer, _scratch_database, check_dsn  # existing.py builds on this module
         check_dsn(dsn)
         image = self._image()
         with self._external, self._creating():  # several roles may start at once (RunContext.servers)
@@ -471,6 +476,3 @@ def leftovers() -> list[str]:
     found += [n.id for n in c.networks.list(filters={"label": RUN_LABEL})]
     return found
 
-
-from .existing import (  # noqa: E402, F401  (existing.py builds on Server; Lab and importers use these)
-    ExternalServer, NeedsOwnServer, _drop_database, _scratch_database, check_dsn, extensions, without_password)

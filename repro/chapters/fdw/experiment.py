@@ -45,7 +45,8 @@ from psycopg import sql as pgsql
 
 from ...errors import ReproError
 from ...lab.context import RunContext
-from ...lab.servers import ExternalServer, Server
+from ...lab.existing import ExternalServer
+from ...lab.servers import Server
 from ...text import Text
 from .conditions import BATCH_SIZE_MAJOR, Condition, conditions
 
