@@ -107,8 +107,8 @@ MACHINE = (("cpu", "CPU"), ("memory", "memory [GiB]"), ("storage", "storage driv
 def machine(doc: dict[str, Any]) -> dict[str, str]:
     prov, host = doc["provenance"], doc["provenance"]["host"]
     servers = prov["servers"]
-    cpu = f"{host.get('engine_cpus')} × {host['cpu_model']}" if host.get("cpu_model") else \
-        f"{host.get('engine_cpus')} CPUs (model not recorded)"
+    cpus = host.get("engine_cpus") or host.get("client_cpus")  # the client's own, with no engine
+    cpu = f"{cpus} × {host['cpu_model']}" if host.get("cpu_model") else f"{cpus} CPUs (model not recorded)"
     if doc["key"]["target"] != "container":  # the host is where pgbench ran; the server's own are declared
         cpu = f"server: {prov.get('server_cpus_declared') or 'not declared'} (--server-cpus); pgbench's host: {cpu}"
     return {"cpu": cpu,

@@ -364,6 +364,22 @@ def test_compare_leaves_this_run_out_of_the_published_ones(tmp_path, monkeypatch
     assert found["published_runs"] and found["this_machine_run"] not in found["published_runs"]
 
 
+def test_compare_names_the_cpu_of_the_client_beside_an_existing_server(monkeypatch) -> None:
+    """Beside an existing server pgbench runs on this machine (or in a helper of its local
+    engine): compare names that machine's CPU model, and its own CPU count with no engine."""
+    from repro.lab import engine, existing, provenance
+    model = existing.this_machine()["cpu_model"]
+    assert model, "no CPU model in /proc/cpuinfo"
+    monkeypatch.setattr(engine, "info", lambda: {"NCPU": 2})
+    monkeypatch.setattr(engine, "is_local", lambda: True)
+    host = provenance.host(None)
+    assert host["cpu_model"] == model
+    doc = {"provenance": {"host": host, "servers": [], "target": "dsn:host=db"}, "key": {"target": "dsn:host=db"}}
+    assert compare.machine(doc)["cpu"] == f"server: not declared (--server-cpus); pgbench's host: 2 × {model}"
+    doc["provenance"]["host"] = existing.host(None)  # this machine's client programs, no engine
+    assert compare.machine(doc)["cpu"].endswith(f"pgbench's host: {os.cpu_count()} × {model}")
+
+
 def test_a_page_watches_the_folders_of_its_results(tmp_path, monkeypatch) -> None:
     """A run added beside the stored ones touches no existing file, only its folder: the
     pages built from the chapter's results must depend on that folder too (a warm build

@@ -116,7 +116,9 @@ CREATE_EXTENSION = re.compile(r"\s*CREATE EXTENSION (?:IF NOT EXISTS )?(\w+)\s*;
 
 # What an extension that a CREATEDB role may not create (not trusted) is replaced with in the
 # run's scratch database: pg_prewarm's signature, warming by reading the table (heap only; an
-# index is left to the queries), returning the blocks read.
+# index is left to the queries), returning the blocks read. A sequential scan of a table over a
+# quarter of shared_buffers reads through a small ring of buffers: such a table is then warm in
+# the OS's page cache, not in shared_buffers as pg_prewarm leaves it.
 STAND_INS = {"pg_prewarm": """
 CREATE FUNCTION pg_prewarm(rel regclass, mode text = 'buffer', fork text = 'main',
                            first_block int8 = NULL, last_block int8 = NULL) RETURNS int8
@@ -368,11 +370,16 @@ class ExistingLab(Lab):
 
 def host(client: LocalClient) -> dict[str, Any]:
     """The client's machine, where no Docker engine speaks for it."""
+    return {**this_machine(), "engine_cpus": None, "client_cpus": os.cpu_count(),
+            "kernel": platform.release(), "os": platform.platform(), "docker_host": None}
+
+
+def this_machine() -> dict[str, str | None]:
+    """This machine's CPU model and clock source."""
     cpu = next((line.split(":", 1)[1].strip() for line in _read("/proc/cpuinfo").splitlines()
                 if line.startswith("model name")), None)
-    return {"cpu_model": cpu, "engine_cpus": None, "client_cpus": os.cpu_count(),
-            "kernel": platform.release(), "os": platform.platform(), "docker_host": None,
-            "clocksource": _read("/sys/devices/system/clocksource/clocksource0/current_clocksource").strip() or None}
+    clock = _read("/sys/devices/system/clocksource/clocksource0/current_clocksource").strip()
+    return {"cpu_model": cpu, "clocksource": clock or None}
 
 
 def _read(path: str) -> str:

@@ -10,6 +10,7 @@ from typing import Any
 from ..results import ROOT
 from ..text import Text
 from . import engine
+from .existing import this_machine
 from .servers import Server
 
 PASSWORD = re.compile(r"(password=)\S+")
@@ -17,9 +18,14 @@ PASSWORD = re.compile(r"(password=)\S+")
 
 def host(server: Server | None) -> dict[str, Any]:
     """The engine's machine: `docker info`, plus the CPU model and clock source read in a
-    container of the run (/proc is the host's)."""
+    container of the run (/proc is the host's); with none (beside an existing server, whose
+    pgbench runs in a helper on the engine's machine), read here when the engine is this
+    machine's."""
     info = engine.info()
-    inside = _inside(server) if server is not None and server.image is not None else {}
+    if server is not None and server.image is not None:
+        inside = _inside(server)
+    else:
+        inside = this_machine() if engine.is_local() else {}
     return {
         "cpu_model": inside.get("cpu_model"),
         "engine_cpus": info.get("NCPU"),
