@@ -139,12 +139,11 @@ def run(chapter: Chapter, scale: str = "default", major: float = majors.DEFAULT_
         with (ExistingLab(lab_major, local) if dsn else Lab(lab_major)) as lab:
             lab.image = image
 
-            before = pooling.gather(chapter, major, scale)
+            before = pooling.gather(chapter, major, scale, key["target"])  # this run's target's own
 
             def history(fid: str) -> list[tuple[Rounds, Environment]]:
                 """The stored runs on the same target that count for a finding."""
-                return [(r.rounds, r.environment) for r in before.counted(fid)
-                        if r.doc["key"]["target"] == key["target"]]
+                return [(r.rounds, r.environment) for r in before.counted(fid)]
 
             def decide(raw: dict[str, Any], extra: int) -> tuple[set[str], list[str]]:
                 if dsn:  # the findings that need the declared CPU count are judged as at the end
