@@ -13,7 +13,7 @@
 #     (mvn dependency:copy, sha256 pinned in images/lib.sh), in /usr/lib/postgresql/MAJOR
 #     on a bookworm root whose postgresql-15 gives the client tools (psql, pgbench,
 #     pg_basebackup, ...), after the server's own bin in PATH (16: a trixie root with
-#     postgresql-17, as pg_basebackup 15 refuses a 16 server);
+#     postgresql-17, as pg_basebackup 15 refuses a 16 server, and bookworm's libunwind8);
 # imported with docker import, then images/Dockerfile adds the entrypoint. Nothing is
 # compiled: the offline images have no pg_bigm or PGroonga (no registry here serves them).
 # images/probe.sh then tries every feature; the labels say what works:
@@ -68,14 +68,24 @@ if [ -z "${REPRO_IMAGES_OFFLINE:-}" ]; then
   fi
 fi
 
-# The rootfs of the offline base: mmdebstrap SUITE PACKAGES [extra customize hook].
+# The rootfs of the offline base: mmdebstrap SUITE PACKAGES [extra customize hook]
+# [suite whose libunwind8 replaces SUITE's].
 make_rootfs() {
-  local suite="$1" packages="$2" hook="${3:-true}" sources=()
+  local suite="$1" packages="$2" hook="${3:-true}" unwind="${4:-}" unwind_hook=true sources=()
   debian_mirrors
   sources=("deb $DEBIAN_MIRROR $suite main")
   if [ "$suite" != sid ]; then
     sources+=("deb $DEBIAN_MIRROR $suite-updates main"
               "deb $DEBIAN_SECURITY_MIRROR $suite-security main")
+  fi
+  if [ -n "$unwind" ]; then
+    # That suite is a source only for this install (as a source of the whole run, its
+    # Essential packages would join the root), and the package is held there.
+    echo "deb $DEBIAN_MIRROR $unwind main" > "$work/unwind.list"
+    unwind_hook="cp '$work/unwind.list' \"\$1/etc/apt/sources.list.d/\" &&
+      chroot \"\$1\" apt-get -q update &&
+      chroot \"\$1\" apt-get -y -q install --allow-downgrades libunwind8/$unwind &&
+      rm \"\$1/etc/apt/sources.list.d/unwind.list\" && chroot \"\$1\" apt-mark hold libunwind8"
   fi
   # Check-Valid-Until off: the mirror may be a dated snapshot whose Release has expired.
   run mmdebstrap --quiet --variant=apt --format=tar \
@@ -86,6 +96,7 @@ make_rootfs() {
     --dpkgopt='path-exclude=/usr/share/locale/*' \
     --essential-hook='mkdir -p "$1/etc/postgresql-common/createcluster.d" && echo "create_main_cluster = false" > "$1/etc/postgresql-common/createcluster.d/no-main.conf"' \
     --customize-hook="$hook" \
+    --customize-hook="$unwind_hook" \
     --customize-hook='rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/*' \
     "$suite" "$work/rootfs.tar" "${sources[@]}"
 }
@@ -136,8 +147,13 @@ else
   step "building offline from zonky's $zv binaries on Debian $suite (client tools $client)"
   txz=$(zonky_txz "$zv")
   pg_path="/usr/lib/postgresql/$major/bin:/usr/lib/postgresql/$client/bin"
+  # On trixie, libunwind8 1.8.1 segfaults strace -k (the semaphores chapter) at a backend's
+  # first system call, unwinding through zonky's bundled libcrypto.so.1.1; bookworm's 1.6.2
+  # (the one of the other zonky images) unwinds it.
+  unwind=; [ "$suite" != trixie ] || unwind=bookworm
   make_rootfs "$suite" "postgresql-$client,postgresql-client-$client" \
-    "mkdir -p \"\$1/usr/lib/postgresql/$major\" && tar -C \"\$1/usr/lib/postgresql/$major\" --no-same-owner -xJf '$txz'"
+    "mkdir -p \"\$1/usr/lib/postgresql/$major\" && tar -C \"\$1/usr/lib/postgresql/$major\" --no-same-owner -xJf '$txz'" \
+    "$unwind"
 fi
 if [ "$official" = no ]; then
   run docker import \

@@ -54,7 +54,31 @@ if [ "$has_wait_sampling" = yes ] \
    && [ "$(q 'CREATE EXTENSION pg_wait_sampling; SELECT count(*) >= 0 FROM pg_wait_sampling_profile')" = t ]; then
   features+=(pg_wait_sampling)
 fi
-x 'strace -V && strace -f -o /dev/null true' && features+=(strace)
+# strace: it must unwind stacks (-k, as the semaphores chapter does) in a backend. Attached
+# to the postmaster as its user (no CAP_SYS_PTRACE needed) while a connection runs a few
+# statements, it must still run afterwards and have written stack frames (" > " lines):
+# libunwind8 1.8.1 made it segfault at a backend's first system call in zonky's 16.
+strace_unwinds() {
+  local pid=
+  x 'strace -V' || return 1
+  docker exec -d -u postgres "$cid" sh -c \
+    'exec strace -qq -f -k -e signal=none -o /tmp/probe-strace.txt -p "$(head -n 1 "$PGDATA/postmaster.pid")"' \
+    || return 1
+  for _ in $(seq 1 50); do  # up to 5 s for strace to attach
+    pid=$(docker exec "$cid" sh -c 'grep -s "^TracerPid:" "/proc/$(head -n 1 "$PGDATA/postmaster.pid")/status"' \
+          | awk '$2 != 0 { print $2 }') || true
+    [ -z "$pid" ] || break
+    sleep 0.1
+  done
+  [ -n "$pid" ] || return 1
+  q 'CREATE TABLE probe_strace (i int); INSERT INTO probe_strace SELECT generate_series(1, 100);
+     SELECT count(*) FROM probe_strace; DROP TABLE probe_strace' > /dev/null || return 1
+  sleep 0.2
+  x "kill -0 $pid" || return 1
+  x "kill $pid; for i in \$(seq 1 50); do kill -0 $pid || break; sleep 0.1; done"
+  x "grep -q '^ > ' /tmp/probe-strace.txt"
+}
+strace_unwinds && features+=(strace)
 x 'pgrep -x postgres && ps -e -o pid,comm' && features+=(procps)
 if [ "$(q "CREATE EXTENSION pg_bigm; CREATE TABLE probe_bigm (t text);
            INSERT INTO probe_bigm VALUES ('全文検索のテスト'), ('something else');
