@@ -33,8 +33,8 @@ def template_files() -> list[Path]:
 
 
 def create(name: str, root: Path = ROOT) -> list[Path]:
-    """Write a new chapter's package, page, catalogue and test; add it to the table of
-    contents and to the README's chapter list."""
+    """Write a new chapter's package, page, catalogue and test from the template; add it to
+    the table of contents, the README's chapter list and CITATION.cff's references."""
     if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
         raise ReproError(f"chapter names are lower-case identifiers (a-z, 0-9, _), not {name!r}")
     if name in chapters() or (root / "repro" / "chapters" / name).exists():
@@ -53,8 +53,8 @@ def create(name: str, root: Path = ROOT) -> list[Path]:
     last = list(re.finditer(r"^chapters/\w+\n", toc, flags=re.M))[-1]
     index.write_text(toc[:last.end()] + f"chapters/{name}\n" + toc[last.end():], encoding="utf-8")
     readme = update_readme(root, extra=[name])
-    register = _register_example(load(root, name))
-    return [*files, index, *([readme] if readme else []), register]
+    chapter = load(root, name)
+    return [*files, index, *([readme] if readme else []), _cite(root, chapter), _register_example(chapter)]
 
 
 def load(root: Path, name: str) -> Chapter:
@@ -67,6 +67,18 @@ def load(root: Path, name: str) -> Chapter:
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return build(module)
+
+
+def _cite(root: Path, chapter: Chapter) -> Path:
+    """The chapter's sources in CITATION.cff's references (tests/test_packaging.py holds it to
+    every source title): the contributor completes them as the sources' entries."""
+    path = root / "CITATION.cff"
+    cff = path.read_text(encoding="utf-8")
+    entries = [f'  - type: generic\n    title: "{s["title"]}"\n    authors:\n      - name: "{s["by"]["en"]}"\n'
+               f'    notes: "(replace: the type, the date, the address and what the chapter measures of it)"\n'
+               for s in chapter.original["sources"] if f'title: "{s["title"]}"' not in cff]
+    path.write_text(cff.rstrip("\n") + "\n" + "".join(entries), encoding="utf-8")
+    return path
 
 
 def _register_example(chapter: Chapter) -> Path:
