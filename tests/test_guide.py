@@ -77,6 +77,7 @@ def test_the_guide_names_every_file_a_chapter_has() -> None:
 
 
 def test_every_directive_and_option_the_guide_names_exists() -> None:
+    """Directives and roles, their options, `python -m repro`'s options, make's targets and variables."""
     directives = _directives()
     named = set(re.findall(r"\{(repro-[\w-]+)\}", GUIDE))
     assert named <= set(directives), f"directives and roles the guide names that the site lacks: {named - set(directives)}"
@@ -85,6 +86,14 @@ def test_every_directive_and_option_the_guide_names_exists() -> None:
     assert named_options <= options, f"directive options the site lacks: {named_options - options}"
     flags = set(re.findall(r"(?<![\w-])(--[a-z][\w-]*)", GUIDE))
     assert flags <= _options(), f"options the guide names that `python -m repro` lacks: {flags - _options()}"
+    makefile = (ROOT / "Makefile").read_text()
+    targets = set(re.findall(r"^([\w%-]+):", makefile, flags=re.M))
+    for command in re.findall(r"`make ([^`]+)`", GUIDE) + re.findall(r"^\$ make (.+)$", GUIDE, flags=re.M):
+        for word in command.split():
+            name, is_variable, _ = word.partition("=")
+            known = re.search(rf"^{name} \??=", makefile, flags=re.M) if is_variable else \
+                name in targets or name.startswith("repro-") and "repro-%" in targets
+            assert known, f"`make {command}`: the Makefile has no {'variable' if is_variable else 'target'} {name}"
 
 
 def test_the_guide_names_what_the_code_requires() -> None:

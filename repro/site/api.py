@@ -77,9 +77,9 @@ def members(module: str, name: str) -> tuple[str, list[Member]]:
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) \
                 and not node.target.id.startswith("_"):
             found.setdefault(node.target.id, Member(node.target.id, _comment(lines, node)))
-    for base in cls.bases:  # what a base class of the same module shows is shown there
-        if isinstance(base, ast.Name) and any(isinstance(n, ast.ClassDef) and n.name == base.id
-                                              for n in ast.parse("\n".join(lines)).body):
+    local = {n.name for n in ast.parse("\n".join(lines)).body if isinstance(n, ast.ClassDef)}
+    for base in cls.bases:  # what a base class of the same module has is shown with it
+        if isinstance(base, ast.Name) and base.id in local:
             for inherited in members(module, base.id)[1]:
                 found.pop(inherited.name.split("(")[0], None)
     silent = [m.name for m in found.values() if not m.doc]
