@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-NAME = "demo"
+NAME = "walked_path"  # no chapter of the project's, not even one a contributor made with `repro new demo`
 
 
 def _copy(to: Path) -> None:
@@ -45,6 +45,7 @@ def _only(tree: Path, name: str) -> None:
 
 
 def test_a_new_chapter_walks_the_guides_path(tmp_path: Path) -> None:
+    assert not (ROOT / "repro" / "chapters" / NAME).exists()
     tree = tmp_path / "project"
     _copy(tree)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "REPRO"))}
