@@ -31,6 +31,11 @@ from .text import Number, Text
 from .verdict import Environment, Finding, Measure, Requirement, Verdict
 
 HASHED = ("experiment.py", "files")  # what keys a chapter's cache, with the scale's parameters
+# What every chapter page shows (tests/test_chapters.py; the scaffold's page and the guide
+# name each), and what each of original.toml's sources gives (its citation).
+PAGE_DIRECTIVES = ("repro-status", "repro-findings", "repro-glance", "repro-majors", "repro-rounds",
+                   "repro-provenance", "repro-download")
+SOURCE_FIELDS = ("id", "title", "short", "url", "date", "by", "subject")
 
 
 INTERVAL = Text(" [95% 信頼区間]", " [95 % interval]")  # after a column heading of estimates

@@ -15,7 +15,7 @@ import pytest
 from conftest import chapter_result
 
 from repro import registry
-from repro.chapter import SCALES, Run
+from repro.chapter import PAGE_DIRECTIVES, SCALES, SOURCE_FIELDS, Run
 from repro.stats import Rounds
 from repro.verdict import (CHANGED, CONTRADICTED, NOT_APPLICABLE, REPRODUCED, SANITY, Above, Below, Between,
                            Check, Environment, Measure)
@@ -30,11 +30,10 @@ def test_chapter_is_wired(name: str) -> None:
     chapter = registry.get(name)
     assert (chapter.package / "experiment.py").exists()
     assert set(chapter.scales) == set(SCALES)
-    assert chapter.original["sources"] and all({"id", "title", "short", "url", "date", "by", "subject"} <= set(s)
+    assert chapter.original["sources"] and all(set(SOURCE_FIELDS) <= set(s)
                                                for s in chapter.original["sources"])
     page = (ROOT / "docs" / "chapters" / f"{name}.md").read_text()
-    for directive in ("repro-status", "repro-findings", "repro-glance", "repro-majors", "repro-rounds",
-                      "repro-provenance", "repro-download"):
+    for directive in PAGE_DIRECTIVES:
         assert f"{{{directive}}} {name}" in page, directive
     for table in chapter.tables:
         assert f"{{repro-table}} {name} {table}" in page, table

@@ -26,6 +26,7 @@ def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         (tmp_path / d).mkdir(parents=True)
     shutil.copy(ROOT / "docs" / "index.md", tmp_path / "docs" / "index.md")
     shutil.copy(ROOT / "README.md", tmp_path / "README.md")
+    shutil.copy(ROOT / "CITATION.cff", tmp_path / "CITATION.cff")
     return tmp_path
 
 
@@ -36,10 +37,14 @@ def test_new_chapter_runs_and_is_wired(tree: Path) -> None:
     assert {"docs/chapters/demo_chapter.md", "tests/test_chapter_demo_chapter.py", "docs/index.md",
             "locale/en/LC_MESSAGES/chapters/demo_chapter.po", "README.md",
             "repro/chapters/demo_chapter/experiment.py", "repro/chapters/demo_chapter/findings.py",
+            "repro/chapters/demo_chapter/conditions.py", "repro/chapters/demo_chapter/sizes.toml", "CITATION.cff",
             "repro/chapters/demo_chapter/files/postgresql.conf"} <= rel
     toc = (tree / "docs" / "index.md").read_text()
     assert f"{last}\nchapters/demo_chapter\n" in toc  # appended after the last chapter
     assert "`demo_chapter`" in (tree / "README.md").read_text()
+    assert 'title: "(題名)"' in (tree / "CITATION.cff").read_text()
+    assert {p.relative_to(tree) for p in paths} >= {Path(str(p).replace(scaffold.PLACEHOLDER, "demo_chapter"))
+                                                     for p in scaffold.template_files()}, "every template file"
     chapter = scaffold.load(tree, "demo_chapter")
     assert not claims.differences(chapter) and not claims.size_differences(chapter)  # registered as made
     assert all(r["after"] == [] for e in claims.load(chapter).values() for r in e["revisions"])  # before any run

@@ -27,28 +27,30 @@ def settings_file(path: Path) -> dict[str, str]:
 
 class RunContext:
     """The experiment records data (`record`) and measures rounds (`rounds`); both end up in
-    the result's raw data: {"rounds": {condition: [records]}, "rounds_log": ..., **recorded}."""
+    the result's raw data: {"rounds": {condition: [records]}, "rounds_log": ..., **recorded}.
+    A finding that compares with the server's CPU count records it (`engine_cpus`: the
+    engine's `NCPU`, None against an existing server; `--server-cpus N` fills it in)."""
 
     def __init__(self, chapter: Chapter, params: dict[str, Any], lab: Lab,
                  progress: Progress, dsn: str | None = None, undecided: Undecided | None = None,
                  major: float | None = None):
-        self.chapter = chapter
-        self.params = params
-        self.lab = lab
-        self.progress = progress
-        self.dsn = dsn
-        self.raw: dict[str, Any] = {"rounds": {}, "rounds_log": []}
+        self.chapter = chapter  # the chapter's declaration (its package, scales, original)
+        self.params = params  # this scale's parameters (scales.toml), e.g. params["rounds"]
+        self.lab = lab  # the run's lab: its servers, networks, image and superuser password (below)
+        self.progress = progress  # the run's progress lines (use step)
+        self.dsn = dsn  # the existing server's DSN (`--dsn`), else None (use external)
+        self.raw: dict[str, Any] = {"rounds": {}, "rounds_log": []}  # what is recorded so far (read it; write with record)
         self._undecided = undecided
         self._major = major  # the existing server's (the lab's images only run clients then)
 
     @property
     def major(self) -> float:
-        """The major under test: the lab's, or the existing server's (--dsn)."""
+        """The major under test: the lab's, or the existing server's (`--dsn`)."""
         return self._major if self._major is not None else self.lab.major
 
     @property
     def external(self) -> bool:
-        """Against an existing server (--dsn): one server, no restarts, no access to its
+        """Against an existing server (`--dsn`): one server, no restarts, no access to its
         machine; the experiment runs what it can there (its docstring says what)."""
         return self.dsn is not None
 
@@ -61,6 +63,7 @@ class RunContext:
         return self.lab.image is not None and feature in self.lab.image.features
 
     def step(self, what: str) -> None:
+        """Say what the run does now (a line of progress, with its time)."""
         self.progress.note(what)
 
     def text(self, name: str) -> str:
@@ -78,7 +81,7 @@ class RunContext:
         self.raw[key] = value
 
     def server(self, role: Text | str, settings: dict[str, str], **kwargs: Any) -> Server:
-        """A server for `role` with command-line settings; against an existing server (--dsn),
+        """A server for `role` with command-line settings; against an existing server (`--dsn`),
         a scratch database there, with the settings a session may set (existing.ExternalServer)."""
         return self.lab.external(self.dsn, role, settings) if self.dsn else \
             self.lab.server(role, settings, **kwargs)

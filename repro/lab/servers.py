@@ -69,14 +69,15 @@ def fixed_settings(major: float) -> dict[str, str]:
 class Server:
     """What experiments need of a server, wherever it runs."""
 
-    major: float
-    image: engine.Image | None
+    major: float  # the server's major (9.6, 17)
+    image: engine.Image | None  # the image it runs (its features), None for an existing server
     role: Text | str  # what the server is for, shown in provenance
     absent: Sequence[str] = ()  # settings asked for that this major does not have (left out)
     session: dict[str, str] = {}  # settings set per session (an existing server only)
     unapplied: dict[str, tuple[str, str]] = {}  # asked for, but the existing server's differ
 
     def conninfo(self) -> str:
+        """A libpq connection string for clients of this server (psycopg)."""
         raise NotImplementedError
 
     def _client_exec(self, cmd: list[str], env: dict[str, str]) -> tuple[int, str]:
@@ -151,16 +152,17 @@ class ContainerServer(Server):
     def __init__(self, container: DockerContainer, image: engine.Image, major: float,
                  password: str, role: Text | str, alias: str | None,
                  absent: Sequence[str] = ()) -> None:
-        self.container = container
-        self.image = image
-        self.major = major
-        self.role = role
-        self.alias = alias
+        self.container = container  # the testcontainers container
+        self.image = image  # the image it runs (its features)
+        self.major = major  # the server's major
+        self.role = role  # what the server is for, shown in provenance
+        self.alias = alias  # its name on the lab's network (standbys, peers)
         self.absent = list(absent)  # settings asked for that this major does not have
         self._password = password
 
     @property
     def docker(self) -> Any:
+        """The Docker SDK's container (update its cpuset, read its stats)."""
         return self.container.get_wrapped_container()
 
     def conninfo(self) -> str:
@@ -240,11 +242,11 @@ class Lab:
     """Starts servers and networks for one run and removes all of them on exit."""
 
     def __init__(self, major: float = majors.DEFAULT_MAJOR) -> None:
-        self.major = major
-        self.run_id = uuid.uuid4().hex[:12]
+        self.major = major  # the major under test
+        self.run_id = uuid.uuid4().hex[:12]  # labels the run's containers and networks
         self.password = secrets.token_urlsafe(24)  # this run's superuser password
-        self.image: engine.Image | None = None
-        self.servers: list[Server] = []
+        self.image: engine.Image | None = None  # the major's image, once a server started (its features)
+        self.servers: list[Server] = []  # every server started so far
         self._containers: list[Any] = []
         self._networks: list[Network] = []
         self._previous: dict[int, Any] = {}

@@ -7,7 +7,8 @@ its own (ARCHITECTURE.md draws them):
   downloads: repro-download, repro-downloads; machines: repro-machines, the contributed runs
   (MyST: ```{repro-findings} auto_explain```);
 - report: the report's own pages (repro-ledger, repro-summary, repro-environment,
-  repro-sources); answer: the front page's first screen (repro-answer); roles: {repro-num}`chapter:key`, {repro-source}`004`,
+  repro-sources); api: repro-api, a harness class's members from its docstrings (the
+  contributors' guide); answer: the front page's first screen (repro-answer); roles: {repro-num}`chapter:key`, {repro-source}`004`,
   {repro-repository}`text`; sources: the source entries and the citations that link to them;
 - nodes: the building blocks and base directives; revisions: the claims' register as
   pages show it; html_hooks and search: what the HTML build adds; latex: what the PDF's
@@ -28,6 +29,7 @@ from sphinx.application import Sphinx
 
 from .. import majors, results
 from .answer import AnswerDirective
+from .api import ApiDirective
 from .chapter_page import FindingsDirective, RoundsDirective, StatusDirective
 from .downloads import DownloadDirective, EverythingDirective
 from .glance import GlanceDirective
@@ -70,7 +72,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
             ("repro-environment", EnvironmentDirective), ("repro-sources", SourcesDirective),
             ("repro-summary", SummaryDirective), ("repro-answer", AnswerDirective),
             ("repro-downloads", EverythingDirective), ("repro-machines", MachinesDirective),
-            ("repro-glance", GlanceDirective)):
+            ("repro-glance", GlanceDirective), ("repro-api", ApiDirective)):
         app.add_directive(name, directive)
     app.add_node(details, html=(visit_details_html, depart_details_html),
                  latex=(visit_details_latex, depart_details_latex), text=(visit_plain, depart_plain))
