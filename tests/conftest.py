@@ -31,6 +31,15 @@ MEASURING = ("test_chapter_", "test_chapters", "test_provenance", "test_lab", "t
 _done: dict[str, tuple[dict[str, Any], bool]] = {}
 
 
+def site_scale() -> str:
+    """The scale of the results the site under test shows: SCALE for a site built elsewhere
+    (SITE_DIR, CI's), else the smallest scale of this build's results, at which the tests'
+    own site is built (test_site.site)."""
+    if os.environ.get("SITE_DIR"):
+        return os.environ.get("SCALE", "default")
+    return min({chapter_result(name)[0]["scale"] for name in registry.chapters()})
+
+
 def chapter_result(name: str) -> tuple[dict[str, Any], bool]:
     """(result, reused): a fresh stored result, else a new tiny run (printed lines dropped)."""
     if name not in _done:
@@ -129,6 +138,7 @@ def unrecomputable_ratios(text: str) -> list[str]:
     """The numbers in a size's text, beside the two it compares, that are not their quotient
     to the precision shown and do not say what else they are (a check's number, a count of
     runs): a ratio the reader cannot recompute from the numbers beside it."""
+    text = text.rsplit(" — ", 1)[-1]  # a claim before the size (the front page's list) cites its own numbers
     pair = SIZE_PAIR.search(text)
     if pair is None:
         return []

@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 from playwright.sync_api import Error as PlaywrightError, Page, sync_playwright
 
-from conftest import SIZE_PAIR, chapter_result, unrecomputable_ratios
+from conftest import SIZE_PAIR, chapter_result, site_scale, unrecomputable_ratios
 
 from repro import registry, sizes
 from repro.chapter import Run
@@ -50,8 +50,7 @@ def site(tmp_path_factory, request) -> Path:
     by pytest-xdist's workers, under a lock: the first one builds, the others wait for it)."""
     if os.environ.get("SITE_DIR"):
         return Path(os.environ["SITE_DIR"]).resolve()
-    scales = {chapter_result(name)[0]["scale"] for name in registry.chapters()}
-    return _shared_site(tmp_path_factory, min(scales))  # the results' scale
+    return _shared_site(tmp_path_factory, site_scale())
 
 
 def _shared_site(tmp_path_factory, scale: str) -> Path:
@@ -162,7 +161,7 @@ def _page_verdicts(name: str) -> list:
     build's and the stored ones). A site built elsewhere (SITE_DIR, perhaps `make html
     REPRO=cached`) shows this build's result or else the newest stored one, and the build
     directory may hold none or an unrelated tiny one; a site built here shows the fresh one."""
-    scale = os.environ.get("SCALE", "default") if os.environ.get("SITE_DIR") else chapter_result(name)[0]["scale"]
+    scale = site_scale()
     shown = store.current(name, 17, scale)
     return shown.verdicts if shown.run is not None else Run(registry.get(name), chapter_result(name)[0]).verdicts
 
@@ -281,7 +280,7 @@ def test_inline_numbers_are_the_results(site: Path, name: str) -> None:
     result gives: the page shows the result's values, and the translation dropped none."""
     source = (ROOT / "docs" / "chapters" / f"{name}.md").read_text(encoding="utf-8")
     keys = re.findall(r"\{repro-num\}`" + name + r":([^`]+)`", source)
-    shown = store.current(name, 17, os.environ.get("SCALE", "default"))
+    shown = store.current(name, 17, site_scale())
     if shown.run is None or "unavailable" in shown.run.doc:
         pytest.skip(f"{name} has no result in this build")
     numbers = run_numbers(registry.get(name), shown.run)
@@ -308,7 +307,7 @@ def test_numbers_in_sentences_about_a_finding_are_its_verdicts(site: Path, name:
     own number (its pooled estimate and interval, as the findings table shows it), the
     machine's CPU count, or says which other statistic it is (this run's, a median, the
     original's). Both languages, on the built page."""
-    shown = store.current(name, 17, os.environ.get("SCALE", "default"))
+    shown = store.current(name, 17, site_scale())
     if shown.run is None or "unavailable" in shown.run.doc:
         pytest.skip(f"{name} has no result in this build")
     verdicts = {v.finding.id: v for v in shown.verdicts}
@@ -436,7 +435,7 @@ def test_japanese_pages_carry_no_english_ui_text(site: Path) -> None:
     sentence, not the diagram's source) and the words drawn in them (Japanese labels)."""
     found = {}
     for page in sorted((site / "ja").rglob("*.html")):
-        html = page.read_text(encoding="utf-8")
+        html = re.sub(r'(?s)<p class="repro-english">.*?</p>', " ", page.read_text(encoding="utf-8"))  # repro-api
         diagrams = _diagrams(page)
         text = " ".join([_visible_text(html, code=False), *re.findall(r"<title>(.*?)</title>", html),
                          *(alt for alt, _ in diagrams), *(drawn for _, drawn in diagrams)])
@@ -480,7 +479,7 @@ def test_charts_are_not_blank(site: Path) -> None:
         assert len(np.unique(pixels, axis=0)) > 20 and ink > 0.02, png.name
 
 
-SAYS_WHEN = {"ja": re.compile(r": \d{4}-\d{2}-\d{2} に、.{0,40}?(前|後)"),
+SAYS_WHEN = {"ja": re.compile(r": \d{4}-\d{2}-\d{2} に、.{0,80}?(前|後)"),
              "en": re.compile(r": (predicted|declared) on \d{4}-\d{2}-\d{2}, [^)]*\b(before|after)\b")}
 REVISION_LINK = re.compile(r'<a [^>]*href="([^"#]*)#([a-z_0-9]+-f\d+-rev-\d+)"')
 
@@ -632,7 +631,7 @@ def test_the_first_screen_answers_and_the_counts_agree(base_url, browser, lang: 
 def test_the_sizes_on_the_front_page_and_the_matrix_are_those_of_repro_matrix_json(base_url, browser, lang: str) -> None:
     """The front page's count of claims the same size as the original's (of those that
     compare, on the default major) and the matrix's size marks are `repro matrix --json`'s."""
-    rows = json.loads(subprocess.run([sys.executable, "-m", "repro", "matrix", "--json"], cwd=ROOT, check=True,
+    rows = json.loads(subprocess.run([sys.executable, "-m", "repro", "matrix", "--json", "--scale", site_scale()], cwd=ROOT, check=True,
                                      capture_output=True, text=True).stdout)
     here = [r for r in rows if r["major"] == DEFAULT_MAJOR and r["kind"] == "original"]
     page = browser.new_page(viewport={"width": 1280, "height": 900})

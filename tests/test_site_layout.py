@@ -6,13 +6,12 @@ Reuses test_site's built site (its fixtures: SITE_DIR=_build/html checks the rea
 from __future__ import annotations
 
 import html
-import os
 import re
 from pathlib import Path
 
 import pytest
 
-from conftest import chapter_result
+from conftest import site_scale
 from test_site import SHOTS, _goto, base_url, browser, site  # noqa: F401 (fixtures)
 
 from repro import registry
@@ -128,7 +127,7 @@ def test_sections_have_the_same_ascii_ids_in_both_languages(site: Path, name: st
 def _changing(name: str) -> set[str]:
     """The findings whose verdict (badge) is not the same on every major with a result that it
     applies to, at the scale the pages show (test_site._page_verdicts)."""
-    scale = os.environ.get("SCALE", "default") if os.environ.get("SITE_DIR") else chapter_result(name)[0]["scale"]
+    scale = site_scale()
     shown = [s for s in store.majors(name, scale).values() if s.verdicts]
     if len(shown) < 2:
         return set()

@@ -99,6 +99,7 @@ class ApiDirective(Directive):
         self.env.note_dependency(str(Path(ROOT, *module.split(".")).with_suffix(".py")))
         doc, found = members(module, name)
         caption = Text(f"{shown_as} ({name}, {module})", f"{shown_as} ({name}, {module})")
-        rows: list[list[nodes.Node | str]] = [[para(f"`{shown_as}.{m.name}`"), para(m.doc)] for m in found]
+        english = ["repro-english"]  # the code's own words, in English on both pages (the guide says so)
+        rows: list[list[nodes.Node | str]] = [[para(f"`{shown_as}.{m.name}`"), para(m.doc, english)] for m in found]
         table = Table(caption, [Text("使うもの", "Member"), Text("docstring", "Docstring")], rows)
-        return [para(doc), *table_node(table, self.lang, widths=[2, 5])]
+        return [para(doc, english), *table_node(table, self.lang, widths=[2, 5])]
