@@ -18,8 +18,7 @@ import pytest
 from existing_server import ExistingServer
 from repro import registry
 from repro.errors import ReproError
-from repro.lab.existing import check_dsn
-from repro.lab.existing import ExistingLab, LocalClient
+from repro.lab.existing import ExistingLab, LocalClient, check_dsn
 from test_existing_server import _databases, _repro, _settings, server  # noqa: F401  (the fixture)
 
 ROLE = "dba"  # CREATEDB, no superuser: what a managed service gives
