@@ -22,20 +22,23 @@ sys.path.insert(0, str(ROOT))
 
 from repro import registry, results  # noqa: E402
 from repro.chapter import Run  # noqa: E402
-from repro.majors import parse  # noqa: E402
+from repro.cli.options import MAJOR_NAMES  # noqa: E402
+from repro.scales import SCALES  # noqa: E402
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("chapter")
-    p.add_argument("n", type=int, nargs="?", default=10)
-    p.add_argument("--scale", default="tiny")
-    p.add_argument("--pg", default="17")
-    p.add_argument("--stress", action="store_true")
-    p.add_argument("--out", type=Path)
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("chapter", choices=sorted(registry.chapters()), metavar="CHAPTER")
+    p.add_argument("n", type=int, nargs="?", default=10, help="new runs to make (default 10; 0 tallies only)")
+    p.add_argument("--scale", default="tiny", choices=SCALES, help="the scale (default: tiny)")
+    p.add_argument("--pg", default="17", choices=MAJOR_NAMES, metavar="MAJOR",
+                   help=f"the major, one of {', '.join(MAJOR_NAMES)} (default 17)")
+    p.add_argument("--stress", action="store_true", help="keep one core busy during the runs (stress-ng)")
+    p.add_argument("--out", type=Path, metavar="DIR", help="the runs' directory (default: under _build/stability/)")
     args = p.parse_args()
+    if args.n < 0:
+        p.error("n takes a number of runs, 0 or more")
     chapter = registry.get(args.chapter)
-    parse(args.pg)  # a clear error for a major we have no image for
     base = args.out or ROOT / "_build" / "stability" / f"{args.chapter}-pg{args.pg}-{args.scale}{'-stress' if args.stress else ''}"
     stress = subprocess.Popen(["stress-ng", "--cpu", "1", "--quiet"]) if args.stress else None
     try:

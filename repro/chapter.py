@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any
 
 from . import fingerprint
-from .scales import SCALES
 from .stats import Rounds
 from .text import Number, Text
 from .verdict import Environment, Finding, Measure, Requirement, Verdict
@@ -170,27 +169,3 @@ class Run:
             exact = measure.exact and e.low == e.high  # counted: no interval to show
             self._estimates[measure] = measure.number(e.value, *((None, None) if exact else (e.low, e.high)))
         return self._estimates[measure]
-
-
-def _parameter(value: Any) -> Number | str:
-    """A scale parameter as a cell: a number, a setting ("384MB"), or a list of client counts
-    ("1–24", "1, 4, 16")."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list):
-        consecutive = value == list(range(value[0], value[-1] + 1))
-        return f"{value[0]}–{value[-1]}" if consecutive and len(value) > 2 else ", ".join(map(str, value))
-    return Number(value, "", 0)
-
-
-def scaling_table(rows: list[tuple[str, Text]]) -> Callable[[Run], Table]:
-    """The page's "what was scaled" table: each parameter in the original and at every scale
-    (it does not depend on the result)."""
-    def build(run: Run) -> Table:
-        original, scales = run.chapter.original["scale"], run.chapter.scales
-        cells = [[label, _parameter(original[key]), *(_parameter(scales[s][key]) for s in SCALES)]
-                 for key, label in rows]
-        return Table(Text("原典と各スケールのパラメーター", "Parameters: the original and each scale"),
-                     [Text("項目", "Parameter"), Text("原典", "Original"),
-                      *(Text(s, s) for s in SCALES)], cells, measured=False)
-    return build

@@ -22,9 +22,8 @@ from typing import Any, Iterator
 import pytest
 
 from repro import registry, results
-from repro.chapter import SCALES
-
 from repro.majors import DEFAULT_MAJOR
+from repro.scales import SCALES
 
 MEASURING = ("test_chapter_", "test_chapters", "test_provenance", "test_lab", "test_scaffold",
              "test_existing_server", "test_cli", "test_benchmarks_run")

@@ -15,7 +15,8 @@ import pytest
 from conftest import chapter_result
 
 from repro import registry
-from repro.chapter import PAGE_DIRECTIVES, SCALES, SOURCE_FIELDS, Run
+from repro.chapter import PAGE_DIRECTIVES, SOURCE_FIELDS, Run
+from repro.scales import SCALES
 from repro.stats import Rounds
 from repro.verdict import (CHANGED, CONTRADICTED, NOT_APPLICABLE, REPRODUCED, SANITY, Above, Below, Between,
                            Check, Environment, Measure)

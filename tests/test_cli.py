@@ -1,7 +1,9 @@
-"""Bad input: one clear line on stderr and a non-zero exit."""
+"""Bad input: one clear line on stderr and a non-zero exit; `check` judges alike in text and JSON."""
 from __future__ import annotations
 
+import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -19,9 +21,13 @@ def repro(*args: str, **env: str) -> subprocess.CompletedProcess:
 @pytest.mark.parametrize("args, env, message", [
     (["run", "no_such_chapter"], {}, "unknown chapter 'no_such_chapter'; known chapters: auto_explain"),
     (["check", "no_such_chapter"], {}, "unknown chapter"),
-    (["run", "auto_explain", "--scale", "huge"], {}, "unknown scale 'huge'; scales: tiny, default, full"),
-    (["run", "auto_explain", "--pg", "8"], {}, "PostgreSQL 8 is not one of the majors"),
+    (["run", "auto_explain", "--scale", "huge"], {}, "argument --scale: invalid choice: 'huge'"),
+    (["run", "auto_explain", "--pg", "8"], {}, "argument --pg: PostgreSQL 8 is not one of the majors"),
     (["run", "auto_explain", "--pg", "17,x"], {}, "PostgreSQL x is not one of the majors"),
+    (["run", "auto_explain", "--pg", ","], {}, "argument --pg: takes one or more majors"),
+    (["check", "auto_explain", "--pg", "13,8"], {}, "PostgreSQL 8 is not one of the majors"),
+    (["compare", "auto_explain", "--pg", "8"], {}, "argument --pg: invalid choice: '8'"),
+    (["noise", "--scale", "huge"], {}, "argument --scale: invalid choice: 'huge'"),
     (["run", "auto_explain", "--scale", "tiny"], {"DOCKER_HOST": "unix:///nonexistent/docker.sock"},
      "no Docker engine reachable at unix:///nonexistent/docker.sock"),
     (["run", "auto_explain", "--dsn", "host=127.0.0.1 port=1 dbname=x connect_timeout=3"], {},
@@ -51,9 +57,44 @@ def test_check_without_result_and_with_corrupt_result(tmp_path: Path) -> None:
     r = repro("check", "auto_explain", REPRO_RESULTS=str(tmp_path))
     assert r.returncode == 2 and "corrupt" in r.stderr and "python -m repro run" in r.stderr
     r = repro("check", "auto_explain", "--scale", "huge", REPRO_RESULTS=str(tmp_path))
-    assert r.returncode == 2 and "unknown scale 'huge'" in r.stderr
+    assert r.returncode == 2 and "argument --scale: invalid choice: 'huge'" in r.stderr
 
 
 def test_list_names_every_chapter() -> None:
     r = repro("list")
     assert r.returncode == 0 and r.stdout.startswith("auto_explain")
+
+
+def _stored(tmp_path: Path, chapter: str, major: str, **changed: str) -> None:
+    """The newest stored run of a chapter on a major, at the default scale, as this build's
+    result in tmp_path (REPRO_RESULTS), with its key changed as given."""
+    name = f"pg{major}-default"
+    doc = json.loads(sorted((ROOT / "results" / chapter).glob(f"{name}-*.json"))[-1].read_text())
+    doc["key"].update(changed)
+    (tmp_path / chapter).mkdir()
+    (tmp_path / chapter / f"{name}.json").write_text(json.dumps(doc))
+
+
+def test_check_judges_alike_in_text_and_json(tmp_path: Path) -> None:
+    """A run of an older experiment (a stored run on 17 under a key no experiment had),
+    which no pool holds: `check` judges it alone in text and in JSON, the same findings with
+    the same statuses, and exits alike."""
+    _stored(tmp_path, "auto_explain", "17", experiment="0" * 16)
+    text = repro("check", "auto_explain", REPRO_RESULTS=str(tmp_path))
+    as_json = repro("check", "auto_explain", "--json", REPRO_RESULTS=str(tmp_path))
+    judged = json.loads(as_json.stdout)[0]
+    assert judged["runs"] == 1 and judged["verdicts"] == judged["this_run"]
+    shown = dict(re.findall(r"^  (\S+) (.+?) +\[", text.stdout, flags=re.M))
+    assert shown == {v["id"]: v["status"].upper() if v["status"] not in ("changed", "not applicable")
+                     else v["badge"]["en"] for v in judged["verdicts"]}, text.stdout
+    assert len(shown) == 7 and text.returncode == as_json.returncode
+
+
+def test_check_of_a_run_where_the_chapter_does_not_apply(tmp_path: Path) -> None:
+    """Partitions on 10 (no hash partitioning): not applicable in text and in JSON, exit 0."""
+    _stored(tmp_path, "partitions", "10")
+    text = repro("check", "partitions", "--pg", "10", REPRO_RESULTS=str(tmp_path))
+    as_json = repro("check", "partitions", "--pg", "10", "--json", REPRO_RESULTS=str(tmp_path))
+    assert text.returncode == as_json.returncode == 0, as_json.stderr
+    assert "not applicable: Applies to PostgreSQL 11 or later" in text.stdout
+    assert {v["status"] for v in json.loads(as_json.stdout)[0]["verdicts"]} == {"not applicable"}

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ...chapter import Chart, Run, Series, Table, scaling_table
+from ...chapter import Chart, Run, Series, Table
+from ...site.scaling import ROUNDS, scaling_table
 from ...text import Number, Text
 from .analysis import BASELINES, COUNT_CONDITIONS, TPCB_CONDITIONS, original_change
 from .findings import change_measure, label
@@ -133,7 +134,7 @@ SCALE_ROWS = [
     ("rows", Text("tab1 の行数", "rows in tab1")),
     ("limit_tx", Text("1 行のクエリ: 条件ごとのトランザクション数", "1-row query: transactions per condition")),
     ("count_tx", Text("count: 条件ごとのトランザクション数", "count: transactions per condition")),
-    ("rounds", Text("繰り返し (ラウンド、最小)", "repetitions (rounds, at least)")),
+    ("rounds", ROUNDS),
     ("tpcb_scale", Text("TPC-B のスケールファクター", "TPC-B scale factor")),
     ("tpcb_clients", Text("TPC-B のクライアント数", "TPC-B clients")),
     ("tpcb_seconds", Text("TPC-B の 1 回の時間 [s]", "TPC-B run length [s]")),

@@ -2,7 +2,8 @@
 calls per heap block, and charts of the time and request size against eic 0."""
 from __future__ import annotations
 
-from ...chapter import INTERVAL, Chart, Run, Series, Table, scaling_table
+from ...chapter import INTERVAL, Chart, Run, Series, Table
+from ...site.scaling import ROUNDS, scaling_table
 from ...text import Number, Text
 from ...verdict import Measure
 from .conditions import PARALLEL, SERIAL
@@ -135,7 +136,7 @@ def numbers(run: Run) -> dict[str, Number]:
 
 
 SCALE_ROWS = [("rows", Text("foobar の行数", "rows in foobar")),
-              ("rounds", Text("繰り返し (ラウンド、最小)", "repetitions (rounds, at least)"))]
+              ("rounds", ROUNDS)]
 
 TABLES = {"cold": cold_table, "trace": trace_table, "scaling": scaling_table(SCALE_ROWS)}
 CHARTS = {"time": time_chart, "request": request_chart}

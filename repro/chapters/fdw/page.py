@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from functools import cache
 
-from ...chapter import INTERVAL, Chart, Run, Series, Table, scaling_table
+from ...chapter import INTERVAL, Chart, Run, Series, Table
+from ...site.scaling import MEASURED_S, ROUNDS, scaling_table
 from ...text import Number, Text, clients
 from ...verdict import Measure, tps_ratio
 from .conditions import SELECT_PATTERNS, select_name
@@ -226,9 +227,9 @@ def numbers(run: Run) -> dict[str, Number]:
 
 
 SCALE_ROWS = [("clients", Text("SELECT のクライアント数", "SELECT clients")),
-              ("seconds", Text("1 回の計測 [s]", "one measured run [s]")),
+              ("seconds", MEASURED_S),
               ("warmup_s", Text("ウォームアップ [s]", "warm-up [s]")),
-              ("rounds", Text("繰り返し (ラウンド、最小)", "repetitions (rounds, at least)"))]
+              ("rounds", ROUNDS)]
 
 TABLES = {"select": select_table, "writes": writes_table, "remote": remote_table, "plans": plans_table,
           "concurrent": concurrent_table, "scaling": scaling_table(SCALE_ROWS)}

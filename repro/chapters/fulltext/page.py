@@ -8,7 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from ...chapter import INTERVAL, Chart, Run, Series, Table, scaling_table
+from ...chapter import INTERVAL, Chart, Run, Series, Table
+from ...site.scaling import ROUNDS, SHARED_BUFFERS, scaling_table
 from ...stats import Rounds
 from ...text import Number, Text
 from ...verdict import Measure
@@ -269,11 +270,11 @@ def numbers(run: Run) -> dict[str, Number]:
 
 SCALE_ROWS = [("rows", Text("読み込む行数", "rows loaded")),
               ("pool", Text("挿入に使う別の行数", "other rows the inserts copy")),
-              ("shared_buffers", Text("shared_buffers", "shared_buffers")),
+              ("shared_buffers", SHARED_BUFFERS),
               ("inserts", Text("挿入性能の 1 回の行数", "inserts per throughput run")),
               ("search_s", Text("検索の 1 回の時間 [s]", "one search run [s]")),
               ("rate", Text("背景負荷 [件/s]", "background inserts [per s]")),
-              ("rounds", Text("繰り返し (ラウンド、最小)", "repetitions (rounds, at least)"))]
+              ("rounds", ROUNDS)]
 TABLES = {"data": data_table, "indexes": indexes_table, "plans": plans_table, "ingest": ingest_table,
           "search": search_table, "subscriber": subscriber_table, "words": words_table,
           "replication": replication_table, "scaling": scaling_table(SCALE_ROWS)}

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import re
 
-from ...chapter import Chart, Run, Series, Table, scaling_table
+from ...chapter import Chart, Run, Series, Table
+from ...site.scaling import ROUNDS, scaling_table
 from ...text import Number, Text
 from .conditions import q10, workers_of, year_total
 from .findings import PER_RUN, SERIAL_SPEEDUP, YEAR_TOTAL_GAIN
@@ -198,7 +199,7 @@ SCALE_ROWS = [("sf", Text("TPC-DS のスケールファクター", "TPC-DS scale
               ("workers", Text("Q10 のワーカー数", "Q10's worker counts")),
               ("year_total_workers", Text("year_total のワーカー数", "year_total's worker counts")),
               ("year_total_work_mem", Text("year_total の work_mem", "year_total's work_mem")),
-              ("rounds", Text("繰り返し (ラウンド、最小)", "repetitions (rounds, at least)"))]
+              ("rounds", ROUNDS)]
 TABLES = {"original": original_table, "data": data_table, "q10": q10_table, "costs": costs_table, "year_total": year_total_table, "plan": plan_table,
           "scaling": scaling_table(SCALE_ROWS)}
 CHARTS = {"q10": q10_chart, "year_total": year_total_chart}

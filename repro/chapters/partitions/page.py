@@ -2,7 +2,8 @@
 insert script's TPS on each beside the original's, and what was scaled."""
 from __future__ import annotations
 
-from ...chapter import Chart, Run, Series, Table, scaling_table
+from ...chapter import Chart, Run, Series, Table
+from ...site.scaling import ROUNDS, scaling_table
 from ...text import Number, Text
 from .conditions import REFERENCE, THIS
 from .findings import SPEEDUP
@@ -56,6 +57,6 @@ def numbers(run: Run) -> dict[str, Number]:
 SCALE_ROWS = [("partitions", Text("ハッシュパーティションの数", "hash partitions")),
               ("clients", Text("クライアント数 (pgbench -c, -j)", "clients (pgbench -c, -j)")),
               ("seconds", Text("1 回の計測時間 [s]", "one timed run [s]")),
-              ("rounds", Text("繰り返し (ラウンド、最小)", "repetitions (rounds, at least)"))]
+              ("rounds", ROUNDS)]
 TABLES = {"locks": locks_table, "tps": tps_table, "scaling": scaling_table(SCALE_ROWS)}
 CHARTS = {"tps": tps_chart}

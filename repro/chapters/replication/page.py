@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ...chapter import Chart, Run, Series, Table, scaling_table
+from ...chapter import Chart, Run, Series, Table
+from ...site.scaling import CLIENTS, PGBENCH_SCALE, ROUNDS, RUN_LENGTH, scaling_table
 from ...text import Number, Text
 from .findings import LABELS, PATTERN_B, SYNC_CHAIN, ratio_measure
 
@@ -99,10 +100,10 @@ def _ratio_chart(title: Text, categories: list[Text], groups: list[tuple[Text, l
 
 
 SCALE_ROWS = [
-    ("pgbench_scale", Text("pgbench のスケールファクター", "pgbench scale factor")),
-    ("clients", Text("クライアント数", "clients")),
-    ("seconds", Text("1 回の実行時間 [s]", "run length [s]")),
-    ("rounds", Text("繰り返し (ラウンド、最小)", "repetitions (rounds, at least)")),
+    ("pgbench_scale", PGBENCH_SCALE),
+    ("clients", CLIENTS),
+    ("seconds", RUN_LENGTH),
+    ("rounds", ROUNDS),
 ]
 
 

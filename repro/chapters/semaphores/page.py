@@ -6,7 +6,8 @@ from __future__ import annotations
 from functools import cache
 from typing import Callable
 
-from ...chapter import INTERVAL, Chart, Run, Series, Table, scaling_table
+from ...chapter import INTERVAL, Chart, Run, Series, Table
+from ...site.scaling import MEASURED_S, ROUNDS, SHARED_BUFFERS, scaling_table
 from ...text import Number, Text, clients
 from ...verdict import Measure, tps_ratio
 from .analysis import error_share, errors_per_call, lock_user_share, semaphore_syscalls, trace_of, wal_write_share
@@ -204,13 +205,13 @@ def numbers(run: Run) -> dict[str, Number]:
 
 
 SCALE_ROWS = [("scale", Text("pgbench のスケールファクター (-F 80)", "pgbench scale factor (-F 80)")),
-              ("shared_buffers", Text("shared_buffers", "shared_buffers")),
+              ("shared_buffers", SHARED_BUFFERS),
               ("clients", Text("クライアント数 (曲線)", "clients (curves)")),
               ("control_clients", Text("クライアント数 (対照実験)", "clients (control)")),
-              ("seconds", Text("1 回の計測 [s]", "one measured run [s]")),
+              ("seconds", MEASURED_S),
               ("trace_clients", Text("strace のクライアント数", "strace: clients")),
               ("trace_s", Text("strace の時間 [s]", "strace: seconds")),
-              ("rounds", Text("繰り返し (ラウンド、最小)", "repetitions (rounds, at least)"))]
+              ("rounds", ROUNDS)]
 TABLES = {"servers": servers_table, "curves": curves_table, "calls": calls_table, "waits": waits_table,
           "control": control_table, "scaling": scaling_table(SCALE_ROWS)}
 CHARTS = {"read": _curve_chart(READ), "update": _curve_chart(UPDATE), "control": control_chart}

@@ -4,7 +4,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import cache
 
-from ...chapter import Chart, Run, Series, Table, scaling_table
+from ...chapter import Chart, Run, Series, Table
+from ...site.scaling import PGBENCH_SCALE, ROUNDS, RUN_LENGTH, scaling_table
 from ...stats import median
 from ...text import Number, Text
 from ...verdict import Measure
@@ -182,10 +183,10 @@ def fsync_table(run: Run) -> Table:
 
 
 SCALE_ROWS = [
-    ("pgbench_scale", Text("pgbench のスケールファクター", "pgbench scale factor")),
+    ("pgbench_scale", PGBENCH_SCALE),
     ("clients", Text("クライアント数 (= スレッド数)", "clients (= threads)")),
-    ("seconds", Text("1 回の実行時間 [s]", "run length [s]")),
-    ("rounds", Text("繰り返し (ラウンド、最小)", "repetitions (rounds, at least)")),
+    ("seconds", RUN_LENGTH),
+    ("rounds", ROUNDS),
 ]
 
 

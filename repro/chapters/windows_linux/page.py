@@ -4,7 +4,8 @@ Linux says to the Windows-only method, and each Windows-only claim of 004 §5 wi
 finding that measures its Linux side."""
 from __future__ import annotations
 
-from ...chapter import INTERVAL, Chart, Run, Series, Table, scaling_table
+from ...chapter import INTERVAL, Chart, Run, Series, Table
+from ...site.scaling import MEASURED_S, ROUNDS, scaling_table
 from ...text import Number, Text
 from .conditions import BUFFERS, METHODS, ONE_WRITE, SB_UPDATE_CLIENTS, SMALL_BUFFERS, TWO_WRITES, WINDOWS_ONLY_METHOD
 from .findings import buffered_update_ratio, buffers_ratio, fsync_measure, method_ratio
@@ -188,8 +189,8 @@ SCALE_ROWS = [("read_scale", Text("参照系の pgbench スケールファクタ
               ("large_buffers", Text("大きいほうの shared_buffers", "the large shared_buffers")),
               ("read_clients", Text("参照系のクライアント数", "read clients")),
               ("update_clients", Text("更新系のクライアント数", "update clients")),
-              ("seconds", Text("1 回の計測 [s]", "one measured run [s]")),
-              ("rounds", Text("繰り返し (ラウンド、最小)", "repetitions (rounds, at least)"))]
+              ("seconds", MEASURED_S),
+              ("rounds", ROUNDS)]
 TABLES = {"windows": windows_table, "fsync": fsync_table, "read": read_table, "sb_update": sb_update_table,
           "update": update_table,
           "linux": linux_table, "scaling": scaling_table(SCALE_ROWS)}

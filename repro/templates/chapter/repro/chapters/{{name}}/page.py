@@ -1,7 +1,8 @@
 """What the page shows (replace)."""
 from __future__ import annotations
 
-from ...chapter import Chart, Run, Series, Table, scaling_table
+from ...chapter import Chart, Run, Series, Table
+from ...site.scaling import CLIENTS, PGBENCH_SCALE, ROUNDS, RUN_LENGTH, scaling_table
 from ...text import Number, Text
 from .conditions import CONDITIONS
 from .findings import FINDINGS
@@ -27,9 +28,9 @@ def numbers(run: Run) -> dict[str, Number]:
     return {"gain": run.estimate(FINDINGS[0].checks[0].measure)}
 
 
-SCALE_ROWS = [("scale", Text("pgbench のスケールファクター", "pgbench scale factor")),
-              ("clients", Text("クライアント数", "clients")),
-              ("seconds", Text("1 回の実行時間 [s]", "run length [s]")),
-              ("rounds", Text("繰り返し (ラウンド、最小)", "repetitions (rounds, at least)"))]
+SCALE_ROWS = [("scale", PGBENCH_SCALE),
+              ("clients", CLIENTS),
+              ("seconds", RUN_LENGTH),
+              ("rounds", ROUNDS)]
 TABLES = {"tps": tps_table, "scaling": scaling_table(SCALE_ROWS)}
 CHARTS = {"tps": tps_chart}
