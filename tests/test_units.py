@@ -11,7 +11,7 @@ from scipy import stats as scipy_stats
 
 from repro import compare, registry, results
 from repro.errors import ReproError
-from repro.lab.measure import Plan, Progress, rotated, run_rounds
+from repro.lab.measure import Plan, Progress, decidable, rotated, run_rounds
 from repro.lab.pgtools import parse_test_fsync, parse_test_timing
 from repro.lab.wal import lsn, lsn_text, spelled
 from repro.lab.waits import CpuReading, container_share, cpu_split, parse_cpu_reading
@@ -20,7 +20,8 @@ from repro.site.provenance import role_label
 from repro.stats import BETWEEN_RUNS, Rounds, estimate, median, paired_change
 from repro.text import Number, Text
 from repro.verdict import (CONTRADICTED, INCONCLUSIVE, PARTIAL, REPRODUCED, Above, Below, Between, Check,
-                           Environment, Finding, Measure, Scope, min_cpus, undecided)
+                           Environment, Finding, Measure, Scope, min_cpus)
+from repro.verdict_words import badge_of
 from repro.wording import Wording
 
 
@@ -128,18 +129,18 @@ def test_a_claim_over_every_kind_is_reproduced_only_in_part_on_some(measured, va
     v = finding.judge(_rounds({"a": values}), Environment(17, 2, frozenset(), {"kinds": list(measured)}))
     assert v.status == status
     if status == PARTIAL:
-        assert v.badge().en == "reproduced in part"
+        assert badge_of(v).en == "reproduced in part"
         assert v.reason.en == "reproduced for pg_trgm; pg_bigm and PGroonga not measured here"
         assert v.reason.ja == "pg_trgm で再現。pg_bigm と PGroonga はここでは測っていません"
         assert v.deciding is v.checks[0]
 
 
-def test_undecided_names_what_more_rounds_could_decide() -> None:
+def test_decidable_names_what_more_rounds_could_decide() -> None:
     r = _rounds({"a": [1.0, -1.0, 2.0, -2.0], "b": [5.0, 6.0, 5.5, 6.5]})
     straddles = _finding(lambda v: median(v.values("a", "v")))
     clear = Finding("G", Text("y", "y"), [Check(Measure(Text("b", "b"),
                                                         lambda v: median(v.values("b", "v"))), Above(0))])
-    conditions, ids = undecided([straddles, clear], (r, Environment(17, 2, frozenset(), {})))
+    conditions, ids = decidable([straddles, clear], (r, Environment(17, 2, frozenset(), {})))
     assert (conditions, ids) == ({"a"}, ["F"])
 
 
