@@ -25,9 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from . import fingerprint
+from .requirements import Requirement
 from .stats import Rounds
 from .text import Number, Text
-from .verdict import Environment, Finding, Measure, Requirement, Verdict
+from .verdict import Environment, Finding, Measure, Verdict
 
 HASHED = ("experiment.py", "files")  # what keys a chapter's cache, with the scale's parameters
 # What every chapter page shows (tests/test_chapters.py; the scaffold's page and the guide

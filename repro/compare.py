@@ -20,6 +20,7 @@ from .chapter import Chapter, Run
 from .errors import ReproError
 from .stats import CONFIDENCE, Estimate
 from .verdict import CheckResult, Verdict
+from .verdict_words import badge_of
 
 
 def latest_here(chapter: Chapter, major: float | None) -> dict[str, Any]:
@@ -92,7 +93,7 @@ def findings(mine: list[Verdict], theirs: list[Verdict]) -> list[dict[str, Any]]
                            "this_machine": _estimate(a), "published": _estimate(b),
                            "difference": difference(a.estimate, b.estimate)})
         out.append({"finding": v.finding.id, "kind": v.finding.kind, "claim": v.finding.claim.en,
-                    "this_machine": v.badge().en, "published": p.badge().en,
+                    "this_machine": badge_of(v).en, "published": badge_of(p).en,
                     "published_runs": p.runs, "published_rounds": p.rounds,
                     "same_verdict": v.status == p.status,
                     "differ": any(c["difference"] and c["difference"]["differ"] for c in checks),

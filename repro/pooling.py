@@ -25,6 +25,7 @@ from .chapter import Chapter, Run
 from .text import Text
 from .majors import MAJORS, name as major_name
 from .verdict import CHANGED, INCONCLUSIVE, NOT_APPLICABLE, CheckResult, Finding, Verdict
+from .verdict_words import badge_of, to_decide
 
 
 @dataclass(frozen=True)
@@ -176,13 +177,13 @@ def row(pool: Pool, v: Verdict) -> dict[str, Any]:
     c = pool.shown_check(v)
     e = c.estimate if c is not None else None
     return {"chapter": pool.chapter.name, "finding": v.finding.id, "kind": v.finding.kind,
-            "major": pool.major, "status": v.status, "badge": v.badge().en, "runs": v.runs,
+            "major": pool.major, "status": v.status, "badge": badge_of(v).en, "runs": v.runs,
             "rounds": v.rounds, "check": c.check.measure.label.en if c else None,
             "unit": c.check.measure.unit if c else None,
             "value": e.value if e else None, "low": e.low if e else None, "high": e.high if e else None,
             "holds_if": c.check.threshold.text(c.check.measure).en if c else None,
             "expected": v.finding.expected, **expected_since(pool.chapter, v.finding),
-            "to_decide": (c.to_decide().en if c and c.to_decide() else None),
+            "to_decide": (decide.en if c and (decide := to_decide(c)) else None),
             **(pool.sizes[v.finding.id].as_dict() if v.finding.id in pool.sizes else dict.fromkeys(SIZE_FIELDS))}
 
 
@@ -208,7 +209,7 @@ def spans(by_major: dict[float, Verdict]) -> list[tuple[Verdict, list[float]]]:
     groups: list[tuple[Verdict, list[float]]] = []
     for major in sorted(by_major):
         v = by_major[major]
-        if groups and groups[-1][0].badge() == v.badge():
+        if groups and badge_of(groups[-1][0]) == badge_of(v):
             groups[-1][1].append(major)
         else:
             groups.append((v, [major]))
@@ -226,12 +227,12 @@ def span_text(found: list[float]) -> str:
 
 def differs(by_major: dict[float, Verdict]) -> bool:
     """Whether a finding's verdict (its badge) is not the same on every major."""
-    return len({v.badge() for v in by_major.values()}) > 1
+    return len({badge_of(v) for v in by_major.values()}) > 1
 
 
 def describe(by_major: dict[float, Verdict]) -> Text:
     """A finding across majors as a range: "reproduced on 9.6–13; changed in 14 on 14–18"."""
-    parts = [(v.badge(), span_text(ms)) for v, ms in spans(by_major)]
+    parts = [(badge_of(v), span_text(ms)) for v, ms in spans(by_major)]
     return Text("、".join(f"{r} で「{b.ja}」" for b, r in parts), "; ".join(f"{b.en} on {r}" for b, r in parts))
 
 

@@ -3,7 +3,8 @@ verdict from the measured value's confidence interval.
 
 A finding is a list of checks; a check is a `Measure` (a statistic of the rounds,
 with its label and unit) and a threshold. The "holds if" text in both languages,
-the verdict and what the page and the CLI print all come from that declaration:
+the verdict and what the page and the CLI print (in the words of repro/verdict_words.py)
+all come from that declaration:
 
 - reproduced: every check's interval lies on the finding's side of its threshold;
 - contradicted: some check's interval lies entirely on the other side;
@@ -11,7 +12,8 @@ the verdict and what the page and the CLI print all come from that declaration:
   that PostgreSQL N changed the behaviour the original measured: news, not a failure;
 - inconclusive: otherwise (an interval straddles a threshold);
 - not applicable: a requirement (CPUs, an image feature, a major that has the feature,
-  a kind of data) is not met where the result was measured; the badge names it.
+  a kind of data: repro/requirements.py) is not met where the result was measured; the
+  badge names it.
 
 Mechanism checks (a syscall, a plan shape, a WAL position) are `exact`: no interval.
 
@@ -28,28 +30,15 @@ from typing import Any
 
 import numpy as np
 
+from .requirements import Requirement, Scope
 from .stats import Estimate, Rounds, estimate, pool, sample
 from .text import Number, Text
 
 REPRODUCED, PARTIAL, CONTRADICTED, CHANGED, INCONCLUSIVE, NOT_APPLICABLE = (
     "reproduced", "reproduced in part", "contradicted", "changed", "inconclusive", "not applicable")
 STATUSES = (REPRODUCED, PARTIAL, CONTRADICTED, CHANGED, INCONCLUSIVE, NOT_APPLICABLE)
-STATUS = {
-    REPRODUCED: Text("再現した", "reproduced"),
-    PARTIAL: Text("一部で再現", "reproduced in part"),  # a claim over kinds, some not measured here
-    CONTRADICTED: Text("再現しなかった", "contradicted"),
-    CHANGED: Text("後のメジャーで変化", "changed in a later major"),
-    INCONCLUSIVE: Text("判定できず", "inconclusive"),
-    NOT_APPLICABLE: Text("この環境では対象外", "not applicable here"),
-}
 ORIGINAL, MECHANISM, REPORT, SANITY = "original", "mechanism", "report", "sanity"
 KINDS = (ORIGINAL, MECHANISM, REPORT, SANITY)
-KIND = {
-    ORIGINAL: Text("原典の主張", "claim of the original"),
-    MECHANISM: Text("仕組みの確認", "mechanism check"),
-    REPORT: Text("本報告の主張", "claim of this report"),
-    SANITY: Text("健全性の確認", "sanity check"),
-}
 
 
 @dataclass(frozen=True)
@@ -120,7 +109,7 @@ class Threshold:
         raise NotImplementedError
 
 
-def _limit(m: Measure, value: float, lang: str) -> str:
+def limit_text(m: Measure, value: float, lang: str) -> str:
     """A threshold in the measure's unit: no decimals for whole numbers, no sign on zero."""
     digits = 0 if float(value).is_integer() else m.digits
     return Number(value, m.unit, digits, m.signed and value != 0).format(lang)
@@ -149,7 +138,7 @@ class _OneSided(Threshold):
 
     def text(self, m: Measure) -> Text:
         op = self.ops[self.inclusive]
-        return Text(f"{op} {_limit(m, self.limit, 'ja')}", f"{op} {_limit(m, self.limit, 'en')}")
+        return Text(f"{op} {limit_text(m, self.limit, 'ja')}", f"{op} {limit_text(m, self.limit, 'en')}")
 
 
 class Above(_OneSided):
@@ -184,8 +173,8 @@ class Between(Threshold):
         if self.low == -self.high:
             bound = Number(self.high, m.unit, 0 if float(self.high).is_integer() else m.digits)
             return Text(f"±{bound.format('ja')} 以内", f"within ±{bound.format('en')}")
-        return Text(f"{_limit(m, self.low, 'ja')}〜{_limit(m, self.high, 'ja')}",
-                    f"{_limit(m, self.low, 'en')} to {_limit(m, self.high, 'en')}")
+        return Text(f"{limit_text(m, self.low, 'ja')}〜{limit_text(m, self.high, 'ja')}",
+                    f"{limit_text(m, self.low, 'en')} to {limit_text(m, self.high, 'en')}")
 
 
 @dataclass(frozen=True)
@@ -210,105 +199,6 @@ class Environment:
 
 
 @dataclass(frozen=True)
-class Scope:
-    """What a claim over several kinds ("every index kind") covers: each kind's name, by
-    key, and the keys a run measured. Reproduced on some of them only is reproduced in part."""
-
-    names: dict[str, str]
-    measured: Callable[[Environment], Sequence[str]]
-
-    def missing(self, envs: Sequence[Environment]) -> tuple[list[str], list[str]]:
-        """(the names measured by any of the runs, the names none measured)."""
-        seen = {k for e in envs for k in self.measured(e)}
-        return ([n for k, n in self.names.items() if k in seen],
-                [n for k, n in self.names.items() if k not in seen])
-
-    def reason(self, measured: Sequence[str], missing: Sequence[str]) -> Text:
-        if not measured:
-            return Text(f"{' と '.join(missing)} はここでは測っていません", f"{_and(missing)} not measured here")
-        return Text(f"{'、'.join(measured)} で再現。{' と '.join(missing)} はここでは測っていません",
-                    f"reproduced for {_and(measured)}; {_and(missing)} not measured here")
-
-
-def _and(names: Sequence[str]) -> str:
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-
-
-@dataclass(frozen=True)
-class Requirement:
-    """What a finding needs of the environment; otherwise it is not applicable here.
-    `label` names what is lacking, short ("≥ 3 CPUs", "pg_bigm"): the badge shows it and the
-    claims register records it."""
-
-    met: Callable[[Environment], bool]
-    reason: Callable[[Environment], Text]
-    label: Text
-    of_major: bool = False  # scopes a finding to some majors, rather than asking the machine
-    of_image: bool = False  # asks the image for a package that not every machine can install
-    of_target: bool = False  # needs a server of the run's own (not an existing one)
-
-
-def _has(e: Environment) -> Text:
-    """The CPUs the result's server had, as a requirement's reason says it."""
-    if e.cpus is None:
-        return Text("既存のサーバーの CPU 数はここからは分かりません", "an existing server's CPU count is not known here")
-    return Text(f"このエンジンは {e.cpus} 個", f"this engine has {e.cpus}")
-
-
-def min_cpus(n: int) -> Requirement:
-    return Requirement(lambda e: e.cpus is not None and e.cpus >= n,
-                       lambda e: Text(f"CPU が {n} 個以上要ります ({_has(e).ja})。",
-                                      f"Needs at least {n} CPUs ({_has(e).en})."),
-                       Text(f"CPU {n} 個以上", f"≥ {n} CPUs"))
-
-
-def max_cpus(n: int) -> Requirement:
-    """For a claim scoped to small machines (what holds on n CPUs need not on many)."""
-    return Requirement(lambda e: e.cpus is not None and e.cpus <= n,
-                       lambda e: Text(f"CPU が {n} 個以下のマシンについての主張です ({_has(e).ja})。",
-                                      f"A claim about machines of at most {n} CPUs ({_has(e).en})."),
-                       Text(f"CPU {n} 個以下", f"≤ {n} CPUs"))
-
-
-def own_server(what: Text) -> Requirement:
-    """What only a server the run starts allows (a restart, a preload, a second server, the
-    server's machine): against an existing server (--dsn) the finding is not applicable."""
-    return Requirement(lambda e: not e.external,
-                       lambda e: Text(f"既存のサーバーに対しては判定できません: {what.ja}が要ります。",
-                                      f"Not applicable against an existing server: needs {what.en}."),
-                       what, of_target=True)
-
-
-def majors(first: int | None = None, last: int | None = None, why: Text | None = None
-           ) -> Requirement:
-    span = Text(f"PostgreSQL {first} 以降", f"PostgreSQL {first} or later") if last is None else \
-        Text(f"PostgreSQL {last} まで", f"PostgreSQL {last} or earlier") if first is None else \
-        Text(f"PostgreSQL {first}〜{last}", f"PostgreSQL {first} to {last}")
-
-    def met(e: Environment) -> bool:
-        return (first is None or e.major >= first) and (last is None or e.major <= last)
-
-    def reason(e: Environment) -> Text:
-        head = Text(f"{span.ja}が対象です (この結果は {e.major})。", f"Applies to {span.en} (this result: {e.major}).")
-        return Text.join([head, why], " ", " ") if why else head
-    return Requirement(met, reason, span, of_major=True)
-
-
-def feature(name: str, why: Text | None = None) -> Requirement:
-    """An image feature (an extension, a tool); `why` says how an image gets it."""
-    def reason(e: Environment) -> Text:
-        head = Text(f"このサーバーには {name} がありません。", f"This server has no {name}.") if e.external else \
-            Text(f"このイメージには {name} がありません。", f"This image has no {name}.")
-        return Text.join([head, why], " ", " ") if why else head
-    return Requirement(lambda e: name in e.features, reason, Text(name, name), of_image=True)
-
-
-def data(key: str, why: Text, label: Text) -> Requirement:
-    """A property the run recorded in its raw data (e.g. what an extension can count)."""
-    return Requirement(lambda e: bool(e.raw.get(key)), lambda e: why, label)
-
-
-@dataclass(frozen=True)
 class Change:
     """PostgreSQL `major` changed what the original measured: from it on, a contradicted
     finding is "changed in `major`" (news), with `why` and the release note or commit."""
@@ -320,10 +210,6 @@ class Change:
     def reason(self) -> Text:
         return Text(f"{self.major} で変わりました: {self.why.ja} ({self.cite})",
                     f"Changed in {self.major}: {self.why.en} ({self.cite})")
-
-
-# more runs than this to decide a check is "too close to call at this threshold"
-FEASIBLE_RUNS = 20
 
 
 @dataclass
@@ -342,32 +228,6 @@ class CheckResult:
         """The threshold's boundary nearest the estimate: the one an interval must clear."""
         e = self.estimate
         return min(self.check.threshold.limits(), key=lambda x: e.distance(x) or 0.0)
-
-    def to_decide(self) -> Text | None:
-        """For an undecided check: the end of its interval that lies across the threshold, and
-        how many runs of the observed spread would decide it; or that none feasibly would."""
-        e, m = self.estimate, self.check.measure
-        if self.status != INCONCLUSIVE or m.exact:
-            return None
-        if e.value is None:
-            return Text("測った値がありません。", "Nothing was measured for it.")
-        if e.low is None or e.high is None:
-            return Text("区間がありません (実行ごとに 1 つの値で、値が 2 つ以上要ります)。あと 1 回の実行で区間が得られます。",
-                        "No interval yet (one value per run, and it needs two or more): one more run gives one.")
-        limit = self.nearest_limit()
-        end = m.number(e.high if e.high - limit < limit - e.low else e.low)  # the end across the limit
-        runs = e.runs_to_decide(limit)
-        bound = _limit(m, limit, "ja"), _limit(m, limit, "en")
-        head = Text(f"区間は閾値 {bound[0]} の向こうの {end.format('ja')} まで届いています",
-                    f"the interval reaches across the threshold {bound[1]}, to {end.format('en')}")
-        if runs is None or runs > FEASIBLE_RUNS:
-            return Text(f"閾値に近すぎて判定できません: {head.ja}。同じばらつきなら {FEASIBLE_RUNS} 回を超える実行が要ります。",
-                        f"Too close to call at this threshold: {head.en}; at the observed spread it would take "
-                        f"more than {FEASIBLE_RUNS} runs.")
-        need = max(int(np.ceil(runs)), e.runs + 1)
-        return Text(f"{head.ja}。同じばらつきなら、合わせて約 {need} 回の実行 (いまは {e.runs} 回) で決まります。",
-                    f"{head.en[0].upper()}{head.en[1:]}; at the observed spread, about {need} runs in all "
-                    f"(now {e.runs}) would decide it.")
 
 
 @dataclass
@@ -394,43 +254,14 @@ class Verdict:
         """An expected finding contradicted: what `make test` and `repro check` fail on."""
         return self.finding.expected and self.status == CONTRADICTED
 
-    def badge(self) -> Text:
-        """The status as a reader sees it: "changed in 14", "not applicable: ≥ 3 CPUs"."""
-        base = STATUS[self.status]
-        if self.status == CHANGED and self.finding.changed_in:
-            return Text(f"{self.finding.changed_in.major} で変化", f"changed in {self.finding.changed_in.major}")
-        if self.status == NOT_APPLICABLE and self.lacking and self.of_target:
-            return Text(f"既存のサーバーでは対象外: {self.lacking.ja}が必要",
-                        f"not applicable against an existing server: needs {self.lacking.en}")
-        if self.status == NOT_APPLICABLE and self.lacking and self.other_majors:
-            return Text(f"{self.lacking.ja}が対象", f"applies to {self.lacking.en}")  # not a lack of this machine
-        if self.status == NOT_APPLICABLE and self.lacking:
-            return Text(f"{base.ja}: {self.lacking.ja}", f"{base.en}: {self.lacking.en}")
-        return base
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"id": self.finding.id, "status": self.status, "expected": self.finding.expected,
-                "kind": self.finding.kind, "badge": self.badge().as_dict(),
-                "claim": self.finding.claim.as_dict(),
-                "checks": [{"label": c.check.measure.label.as_dict(),
-                            "holds_if": c.check.threshold.text(c.check.measure).as_dict(),
-                            "status": c.status, **c.number().as_dict(),
-                            **({"to_decide": c.to_decide().as_dict()} if c.to_decide() else {})}
-                           for c in self.checks],
-                "runs": self.runs, "rounds": self.rounds,
-                "reason": self.reason.as_dict() if self.reason else None}
-
 
 @dataclass(frozen=True)
 class Cite:
     """Where in a source publication (its id in the chapter's original.toml) the original's
-    number is: the table, figure or section as the source numbers it, or NOT_NUMBERED."""
+    number is: the table, figure or section as the source numbers it."""
 
     source: str
     where: Text
-
-
-NOT_NUMBERED = Text("出典に番号なし", "not numbered in the source")
 
 
 @dataclass
@@ -506,54 +337,3 @@ class Finding:
                 status, reason = PARTIAL, self.over.reason(measured, missing)
         return Verdict(self, status, results, reason, runs=len(usable),
                        rounds=sum(len(r.ids) for r in rounds))
-
-
-def undecided(findings: Sequence[Finding], current: tuple[Rounds, Environment],
-              history: Callable[[str], Sequence[tuple[Rounds, Environment]]] = lambda fid: (),
-              extra: int | None = None) -> tuple[set[str], list[str]]:
-    """What more rounds of the current run could decide: the conditions read by the findings
-    that are inconclusive over it and the stored runs that count for them (`history`, by
-    finding: the same pooled intervals as the final verdict), and their ids. With `extra`
-    (the rounds the run may still add), only findings that so many rounds could decide if
-    their estimates stayed put: rounds are spent where they can decide something. Findings
-    whose conditions are not all measured yet are left out."""
-    conditions: set[str] = set()
-    ids: list[str] = []
-    rounds, env = current
-    for finding in findings:
-        if finding.mechanism:  # checked exactly: more rounds cannot decide it
-            continue
-        view = rounds.resample(rounds.ids)
-        view.used = set()
-        try:
-            verdict = finding.judge_runs([*history(finding.id), (view, env)])
-        except KeyError:  # data the run records later (or a condition not measured yet)
-            continue
-        if verdict.status != INCONCLUSIVE:
-            continue
-        if extra is not None and not all(_decidable(c, extra) for c in verdict.checks
-                                         if c.status == INCONCLUSIVE):
-            continue
-        conditions |= view.used
-        ids.append(finding.id)
-    return conditions, ids
-
-
-# Why a run's rounds stopped (its rounds log): "decided" is `undecided` finding nothing that
-# more rounds could decide: every finding decided, or the rest beyond what the rounds left
-# could settle (too close to its threshold, or measured once per run).
-STOPPED = {
-    "minimum": Text("最小ラウンド数で終了", "stopped at the minimum rounds"),
-    "decided": Text("これ以上のラウンドで決まる知見がないため終了",
-                    "stopped: no more rounds could decide another finding"),
-    "max_rounds": Text("最大ラウンド数に達して終了", "stopped at the most rounds the scale allows"),
-    "budget": Text("スケールの時間予算に達して終了", "stopped: the scale's time budget was spent"),
-}
-
-
-def _decidable(result: CheckResult, extra: int) -> bool:
-    """Whether `extra` more rounds of the newest run could clear the check's threshold."""
-    e = result.estimate
-    if e.low is None or not e.parts:  # measured once per run (or not at all): rounds cannot help
-        return False
-    return e.rounds_to_decide(result.nearest_limit(), extra) is not None

@@ -301,7 +301,8 @@ def test_a_finding_revised_after_every_run_is_still_not_applicable_where_it_does
     something of the machine, which the next run's machine may have."""
     from repro import pooling, results
     from repro.chapter import Run
-    from repro.verdict import INCONCLUSIVE, NOT_APPLICABLE, majors, min_cpus
+    from repro.requirements import majors, min_cpus
+    from repro.verdict import INCONCLUSIVE, NOT_APPLICABLE
 
     stored = sorted((results.ROOT / "results" / "auto_explain").glob("pg17-default-*.json"))[-1]
     doc = results.load(stored, "auto_explain")

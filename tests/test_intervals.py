@@ -16,11 +16,11 @@ import numpy as np
 import pytest
 
 from repro import noise, registry
-from repro.lab.measure import Plan, Progress, run_rounds
+from repro.lab.measure import Plan, Progress, decidable, run_rounds
 from repro.stats import BETWEEN_RUNS, Rounds, Sample, pool
 from repro.text import Text
-from repro.verdict import (CONTRADICTED, INCONCLUSIVE, REPRODUCED, Above, Check, Environment, Finding,
-                           FEASIBLE_RUNS, Measure, undecided)
+from repro.verdict import CONTRADICTED, INCONCLUSIVE, REPRODUCED, Above, Check, Environment, Finding, Measure
+from repro.verdict_words import FEASIBLE_RUNS, to_decide
 
 SIMULATIONS = 1000
 # log-scale round noise, and its spread (a normal's standard deviation with the same
@@ -95,12 +95,12 @@ def test_what_would_decide_an_undecided_check() -> None:
     c = near.judge(rounds, ENV).checks[0]
     assert c.status == INCONCLUSIVE
     need = c.estimate.runs_to_decide(1.1)
-    assert 1 < need < 20 and f"about {int(np.ceil(need))} runs in all" in c.to_decide().en
+    assert 1 < need < 20 and f"about {int(np.ceil(need))} runs in all" in to_decide(c).en
     low = RATIO.number(c.estimate.low).format("en")  # the end below the threshold (the estimate is above)
-    said = c.to_decide().en.replace("\xa0", " ")
+    said = to_decide(c).en.replace("\xa0", " ")
     assert said.startswith(f"The interval reaches across the threshold 1.10 ×, to {low.replace(chr(160), ' ')};"), said
     on = Finding("F1", Text("", ""), [Check(RATIO, Above(1.2))]).judge(rounds, ENV).checks[0]
-    assert on.to_decide().en.startswith("Too close to call at this threshold")
+    assert to_decide(on).en.startswith("Too close to call at this threshold")
 
 
 def test_the_runs_that_would_decide_are_the_runs_that_pool_would_need() -> None:
@@ -143,7 +143,7 @@ def _false_reproduced(plan: Plan, kind: str, rho: float, stored: int, rng: np.ra
         shift = rng.normal(0, rho * sd / np.sqrt(plan.rounds))
         pair = {"pair": lambda: {"a": {"tps": float(np.exp(shift + draw(rng, 1)[0]))}, "b": {"tps": 1.0}}}
         measured, _ = run_rounds(pair, plan, quiet,
-                                 lambda m, extra: undecided([finding], (Rounds({"rounds": m}, minimum=plan.rounds), ENV),
+                                 lambda m, extra: decidable([finding], (Rounds({"rounds": m}, minimum=plan.rounds), ENV),
                                                             lambda fid: history, extra))
         return Rounds({"rounds": measured}, minimum=plan.rounds), ENV
 

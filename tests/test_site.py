@@ -27,7 +27,7 @@ from playwright.sync_api import Error as PlaywrightError, Page, sync_playwright
 
 from conftest import SIZE_PAIR, chapter_result, site_scale, unrecomputable_ratios
 
-from repro import registry, sizes
+from repro import registry, sizes, verdict_words
 from repro.chapter import Run
 from repro.majors import DEFAULT_MAJOR
 from repro.site import expectations
@@ -185,7 +185,7 @@ def test_front_page_and_ledger(base_url, browser, lang: str) -> None:
             n = sum(bucket(v) == status for v in verdicts.values())
             assert f"{BUCKETS[status](lang)} {n}" in line, (line, status, n)
         for cells in rows:
-            assert cells[2].startswith(verdicts[cells[0]].badge()(lang)), cells
+            assert cells[2].startswith(verdict_words.badge_of(verdicts[cells[0]])(lang)), cells
             seen.add((name, cells[0]))
     assert seen == {(n, f.id) for n, c in registry.chapters().items() for f in c.findings}
     first = page.locator("details.repro-ledger-chapter").first  # opening a group shows its table

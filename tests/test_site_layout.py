@@ -17,6 +17,7 @@ from test_site import SHOTS, _goto, base_url, browser, site  # noqa: F401 (fixtu
 from repro import registry
 from repro.site import store
 from repro.verdict import NOT_APPLICABLE
+from repro.verdict_words import badge_of
 from repro.site.glance import JUDGING
 from repro.site.words import WORDS
 
@@ -132,7 +133,7 @@ def _changing(name: str) -> set[str]:
     if len(shown) < 2:
         return set()
     verdicts = [{v.finding.id: v for v in s.verdicts} for s in shown]
-    badges = {f.id: {vs[f.id].badge() for vs in verdicts if vs[f.id].status != NOT_APPLICABLE}
+    badges = {f.id: {badge_of(vs[f.id]) for vs in verdicts if vs[f.id].status != NOT_APPLICABLE}
               for f in registry.get(name).findings}
     return {fid for fid, found in badges.items() if len(found) > 1}
 

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-from repro import compare, registry, results
+from repro import compare, registry, requirements, results, verdict_words
 from repro.errors import ReproError
-from repro.lab.measure import Plan, Progress, rotated, run_rounds
+from repro.lab.measure import Plan, Progress, decidable, rotated, run_rounds
 from repro.lab.pgtools import parse_test_fsync, parse_test_timing
 from repro.lab.wal import lsn, lsn_text, spelled
 from repro.lab.waits import CpuReading, container_share, cpu_split, parse_cpu_reading
@@ -19,8 +19,8 @@ from repro.site import store
 from repro.site.provenance import role_label
 from repro.stats import BETWEEN_RUNS, Rounds, estimate, median, paired_change
 from repro.text import Number, Text
-from repro.verdict import (CONTRADICTED, INCONCLUSIVE, PARTIAL, REPRODUCED, Above, Below, Between, Check,
-                           Environment, Finding, Measure, Scope, min_cpus, undecided)
+from repro.verdict import (CONTRADICTED, INCONCLUSIVE, PARTIAL, REPRODUCED, Above, Below, Between, Check, Environment,
+                           Finding, Measure)
 from repro.wording import Wording
 
 
@@ -111,7 +111,7 @@ def _finding(statistic, requires=()) -> Finding:
 
 
 def test_requirements_give_not_applicable_with_the_reason() -> None:
-    v = _finding(lambda r: 1.0, [min_cpus(8)]).judge(Rounds({}), Environment(17, 2, frozenset(), {}))
+    v = _finding(lambda r: 1.0, [requirements.min_cpus(8)]).judge(Rounds({}), Environment(17, 2, frozenset(), {}))
     assert v.status == "not applicable" and "8" in v.reason.en and "2" in v.reason.en
 
 
@@ -122,24 +122,24 @@ def test_requirements_give_not_applicable_with_the_reason() -> None:
     (("trgm",), [1.0, -1.0, 2.0, -2.0, 0.5, -0.5], INCONCLUSIVE),
 ])
 def test_a_claim_over_every_kind_is_reproduced_only_in_part_on_some(measured, values, status) -> None:
-    scope = Scope({"bigm": "pg_bigm", "pgroonga": "PGroonga", "trgm": "pg_trgm"}, lambda e: e.raw["kinds"])
+    scope = requirements.Scope({"bigm": "pg_bigm", "pgroonga": "PGroonga", "trgm": "pg_trgm"}, lambda e: e.raw["kinds"])
     finding = Finding("F", Text("x", "x"), [Check(Measure(Text("a", "a"), lambda r: median(r.values("a", "v"))),
                                                   Above(0))], over=scope)
     v = finding.judge(_rounds({"a": values}), Environment(17, 2, frozenset(), {"kinds": list(measured)}))
     assert v.status == status
     if status == PARTIAL:
-        assert v.badge().en == "reproduced in part"
+        assert verdict_words.badge_of(v).en == "reproduced in part"
         assert v.reason.en == "reproduced for pg_trgm; pg_bigm and PGroonga not measured here"
         assert v.reason.ja == "pg_trgm で再現。pg_bigm と PGroonga はここでは測っていません"
         assert v.deciding is v.checks[0]
 
 
-def test_undecided_names_what_more_rounds_could_decide() -> None:
+def test_decidable_names_what_more_rounds_could_decide() -> None:
     r = _rounds({"a": [1.0, -1.0, 2.0, -2.0], "b": [5.0, 6.0, 5.5, 6.5]})
     straddles = _finding(lambda v: median(v.values("a", "v")))
     clear = Finding("G", Text("y", "y"), [Check(Measure(Text("b", "b"),
                                                         lambda v: median(v.values("b", "v"))), Above(0))])
-    conditions, ids = undecided([straddles, clear], (r, Environment(17, 2, frozenset(), {})))
+    conditions, ids = decidable([straddles, clear], (r, Environment(17, 2, frozenset(), {})))
     assert (conditions, ids) == ({"a"}, ["F"])
 
 

@@ -11,7 +11,8 @@ from .. import majors, pooling, registry, results
 from ..chapter import Run
 from ..errors import ReproError
 from ..text import Text
-from ..verdict import CHANGED, NOT_APPLICABLE, STATUSES, STOPPED, Verdict
+from ..verdict import CHANGED, NOT_APPLICABLE, STATUSES, Verdict
+from ..verdict_words import STOPPED, badge_of, to_decide, verdict_dict
 from .options import MAJOR_NAMES, Commands, add_majors, add_scale
 
 
@@ -62,7 +63,7 @@ def print_verdicts(doc: dict[str, Any]) -> int:
     width = max(len(s) for s in STATUSES)
     for v in found.verdicts:
         flag = "" if v.finding.expected else " (not expected to hold here)"
-        status = v.status.upper() if v.status not in (CHANGED, NOT_APPLICABLE) else v.badge().en
+        status = v.status.upper() if v.status not in (CHANGED, NOT_APPLICABLE) else badge_of(v).en
         where = f", {v.runs} runs ({v.rounds} rounds)" if v.runs > 1 else ""
         alone = f"; this run alone: {own[v.finding.id]}" if v.runs > 1 and own[v.finding.id] != v.status else ""
         print(f"  {v.finding.id} {status:{width}} [{v.finding.kind}{where}{alone}] {v.finding.claim.en}{flag}")
@@ -70,8 +71,8 @@ def print_verdicts(doc: dict[str, Any]) -> int:
             holds_if = c.check.threshold.text(c.check.measure).en
             print(f"     {c.check.measure.label.en}: {c.number().format('en')}  "
                   f"(holds if {holds_if}: {c.status})")
-            if c.to_decide():
-                print(f"       to decide: {c.to_decide().en}")
+            if decide := to_decide(c):
+                print(f"       to decide: {decide.en}")
         if v.reason:
             print(f"     why: {v.reason.en}")
     rounds = run.rounds
@@ -128,8 +129,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         found = judged(Run(chapter, doc))
         out.append({"chapter": chapter.name, "major": doc["major"], "scale": doc["scale"],
                     "started": doc["provenance"]["started"], "runs": found.runs,
-                    "verdicts": [v.as_dict() for v in found.verdicts],
-                    "this_run": [v.as_dict() for v in found.own]})
+                    "verdicts": [verdict_dict(v) for v in found.verdicts],
+                    "this_run": [verdict_dict(v) for v in found.own]})
         failed += found.failed
     print(json.dumps(out, ensure_ascii=False, indent=1))
     return 1 if failed else 0

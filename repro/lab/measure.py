@@ -21,6 +21,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from ..stats import Rounds
+from ..verdict import INCONCLUSIVE, CheckResult, Environment, Finding
+
 T = TypeVar("T")
 
 Measurements = dict[str, dict[str, Any]]  # condition -> {"latency_ms": ..., "tps": ...}
@@ -133,3 +136,42 @@ def run_rounds(runs: dict[str, Callable[[], Measurements]], plan: Plan, progress
         if plan.max_rounds > plan.rounds and undecided is not None:
             log.stopped = "max_rounds"
     return measured, log
+
+
+def decidable(findings: Sequence[Finding], current: tuple[Rounds, Environment],
+              history: Callable[[str], Sequence[tuple[Rounds, Environment]]] = lambda fid: (),
+              extra: int | None = None) -> tuple[set[str], list[str]]:
+    """What more rounds of the current run could decide: the conditions read by the findings
+    that are inconclusive over it and the stored runs that count for them (`history`, by
+    finding: the same pooled intervals as the final verdict), and their ids. With `extra`
+    (the rounds the run may still add), only findings that so many rounds could decide if
+    their estimates stayed put: rounds are spent where they can decide something. Findings
+    whose conditions are not all measured yet are left out."""
+    conditions: set[str] = set()
+    ids: list[str] = []
+    rounds, env = current
+    for finding in findings:
+        if finding.mechanism:  # checked exactly: more rounds cannot decide it
+            continue
+        view = rounds.resample(rounds.ids)
+        view.used = set()
+        try:
+            verdict = finding.judge_runs([*history(finding.id), (view, env)])
+        except KeyError:  # data the run records later (or a condition not measured yet)
+            continue
+        if verdict.status != INCONCLUSIVE:
+            continue
+        if extra is not None and not all(_can_clear(c, extra) for c in verdict.checks
+                                         if c.status == INCONCLUSIVE):
+            continue
+        conditions |= view.used
+        ids.append(finding.id)
+    return conditions, ids
+
+
+def _can_clear(result: CheckResult, extra: int) -> bool:
+    """Whether `extra` more rounds of the newest run could clear the check's threshold."""
+    e = result.estimate
+    if e.low is None or not e.parts:  # measured once per run (or not at all): rounds cannot help
+        return False
+    return e.rounds_to_decide(result.nearest_limit(), extra) is not None

@@ -13,10 +13,11 @@ from ..chapter import Chapter, Run
 from ..errors import ChapterStopped, ReproError
 from ..stats import Rounds
 from ..text import Text
-from ..verdict import Environment, undecided
+from ..verdict import Environment
+from ..verdict_words import verdict_dict
 from . import engine, provenance
 from .context import RunContext
-from .measure import Progress
+from .measure import Progress, decidable
 from .runlock import engine_lock
 from .existing import check_dsn, extensions, without_password
 from .servers import Lab
@@ -151,7 +152,7 @@ def run(chapter: Chapter, scale: str = "default", major: float = majors.DEFAULT_
                     declare_server_cpus(raw, server_cpus)
                 current = (Rounds(raw, minimum=params["rounds"]),
                            Environment(major, cpus, features, raw, external=dsn is not None))
-                return undecided(chapter.findings, current, history, extra)
+                return decidable(chapter.findings, current, history, extra)
 
             ctx = RunContext(chapter, params, lab, progress, dsn, decide, major)
             try:
@@ -176,7 +177,7 @@ def run(chapter: Chapter, scale: str = "default", major: float = majors.DEFAULT_
             "experiment": key["experiment"], "git": provenance.commit()}}
         if dsn:
             doc["provenance"] |= {"server_cpus_declared": server_cpus, **client_side}
-    doc["verdicts"] = [v.as_dict() for v in Run(chapter, doc).verdicts]  # as judged at run time
+    doc["verdicts"] = [verdict_dict(v) for v in Run(chapter, doc).verdicts]  # as judged at run time
     results.save(doc, path)
     return doc, False
 

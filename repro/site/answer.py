@@ -11,6 +11,7 @@ from .. import majors, registry
 from ..chapter import Chapter
 from ..text import Text
 from ..verdict import CHANGED, CONTRADICTED, INCONCLUSIVE, NOT_APPLICABLE, ORIGINAL, PARTIAL, REPRODUCED, Verdict
+from ..verdict_words import badge_of
 from . import store
 from .expectations import expectation_note
 from .nodes import Directive, doc_link, finding_link, has_findings_table, para
@@ -83,7 +84,7 @@ def notes_of(chapter: Chapter, v: Verdict, later: float | None) -> list[Text]:
     if v.status == PARTIAL and v.reason is not None:
         notes.append(v.reason)
     if v.status == NOT_APPLICABLE and v.lacking is not None:
-        notes.append(v.badge())
+        notes.append(badge_of(v))
     if later is not None and v.status != CHANGED:
         notes.append(CHANGES_IN.format(major=majors.name(later)))
     return notes

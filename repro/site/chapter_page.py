@@ -10,7 +10,8 @@ from .. import noise, pooling, sizes
 from ..chapter import Run, Table
 from ..stats import BETWEEN_RUNS
 from ..text import Number, Text
-from ..verdict import KIND, STOPPED, Finding, Verdict
+from ..verdict import Finding, Verdict
+from ..verdict_words import KIND, STOPPED, to_decide
 from . import store
 from .expectations import expectation_note
 from .glance import judging_note
@@ -54,8 +55,8 @@ def _checks_cell(v: Verdict, lang: str) -> nodes.Node:
         line += nodes.Text(f" ({WORDS['condition'](lang)} {c.check.threshold.text(c.check.measure)(lang)}) ")
         line += badge(c.status, lang)
         cell += line
-        if c.to_decide():
-            cell += para(c.to_decide()(lang), ["repro-reason", "repro-to-decide"])
+        if decide := to_decide(c):
+            cell += para(decide(lang), ["repro-reason", "repro-to-decide"])
     if v.reason:
         cell += para(v.reason(lang), ["repro-reason"])
     return cell

@@ -16,6 +16,7 @@ from sphinx import addnodes
 
 from .. import majors, pooling, registry, results
 from ..chapter import Chapter, Run
+from ..verdict_words import badge_of
 from . import store
 from .nodes import ChapterDirective, Directive, para, timestamp
 from .words import WORDS
@@ -112,7 +113,7 @@ def verdicts_csv(chapter: Chapter, docs: list[dict[str, Any]]) -> Path:
         where = [chapter.name, majors.name(doc["major"]), doc["scale"], doc["provenance"]["started"],
                  git.get("commit") or "", git.get("dirty", "")]
         for v in run.verdicts if "unavailable" not in doc else []:
-            head = where + [v.finding.id, v.finding.kind, v.finding.expected, v.status, v.badge().en]
+            head = where + [v.finding.id, v.finding.kind, v.finding.expected, v.status, badge_of(v).en]
             for c in v.checks or [None]:
                 if c is None:
                     writer.writerow(head + [""] * 6)

@@ -12,7 +12,8 @@ from docutils import nodes
 from .. import majors, pooling, registry, results
 from ..chapter import Table
 from ..text import Number, Text
-from ..verdict import STATUS, STATUSES
+from ..verdict import STATUSES
+from ..verdict_words import STATUS
 from .nodes import Directive, para, table_node
 from .words import WORDS
 

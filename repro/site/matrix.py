@@ -10,8 +10,9 @@ from sphinx.util.texescape import escape as tex_escape
 from .. import majors, pooling, registry, sizes
 from ..chapter import Table
 from ..text import Text
-from ..verdict import (CHANGED, CONTRADICTED, INCONCLUSIVE, KIND, NOT_APPLICABLE, PARTIAL, REPRODUCED, CheckResult,
-                       Finding, Verdict)
+from ..verdict import (CHANGED, CONTRADICTED, INCONCLUSIVE, NOT_APPLICABLE, PARTIAL, REPRODUCED, CheckResult, Finding,
+                       Verdict)
+from ..verdict_words import KIND, badge_of
 from . import store
 from .expectations import DECLARED_AFTER, PREDICTED, mark_nodes
 from .nodes import (ChapterDirective, Directive, details, details_summary, para, source_text, table_node,
@@ -103,7 +104,7 @@ def _matrix_cell(shown: store.Shown, fid: str, lang: str) -> nodes.Node:
     if "unavailable" in shown.run.doc:
         return para(Text(**shown.run.doc["unavailable"])(lang), ["repro-reason"])
     v = next(v for v in shown.verdicts if v.finding.id == fid)
-    badge_text = v.badge()(lang)
+    badge_text = badge_of(v)(lang)
     c, size = cell_check(shown, v)
     which = f"{v.checks.index(c) + 1}: " if c is not None and len(v.checks) > 1 else ""
     cell = details(classes=["repro-cell"])

@@ -16,6 +16,7 @@ from ..chapter import Chapter, Run, Table
 from ..errors import ReproError
 from ..text import Number, Text
 from ..verdict import Verdict
+from ..verdict_words import badge_of
 from . import store
 from .words import STATUS, WORDS
 
@@ -102,7 +103,7 @@ def badge(status: str, lang: str, stale: bool = False, label: Text | None = None
 
 
 def verdict_badge(v: Verdict, lang: str, stale: bool = False) -> nodes.inline:
-    return badge(v.status, lang, stale, v.badge())
+    return badge(v.status, lang, stale, badge_of(v))
 
 
 def source_text(shown: store.Shown) -> Text:

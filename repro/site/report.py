@@ -13,6 +13,7 @@ from ..chapter import Chapter, Table
 from ..text import Number, Text
 from ..verdict import (CHANGED, CONTRADICTED, INCONCLUSIVE, KINDS, MECHANISM, NOT_APPLICABLE, ORIGINAL, PARTIAL,
                        REPORT, REPRODUCED, SANITY, Verdict)
+from ..verdict_words import badge_of
 from . import expectations, store
 from .answer import CHANGES_IN, finding_name, later_change
 from .nodes import (Directive, details, details_summary, doc_link, finding_anchor, finding_link, has_findings_table,
@@ -153,7 +154,7 @@ class SummaryDirective(Directive):
                     changed.append((chapter, f.id, linked, Text(f"{f.claim.ja} — {now[f.id].reason.ja}",
                                                                 f"{f.claim.en} — {now[f.id].reason.en}")))
                 elif (major := later_change(name, f.id, self.site_major, self.scale)) is not None:
-                    badge = now[f.id].badge() if f.id in now else WORDS["no_result"]
+                    badge = badge_of(now[f.id]) if f.id in now else WORDS["no_result"]
                     later.append((chapter, f.id, linked,
                                   Text(f"{f.claim.ja} — {majors.name(self.site_major)} では「{badge.ja}」、"
                                        f"{CHANGES_IN.ja.format(major=majors.name(major))}",

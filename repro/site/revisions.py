@@ -9,7 +9,7 @@ from docutils import nodes
 from .. import claims
 from ..chapter import Chapter, Run, Table
 from ..text import Text
-from ..verdict import KIND
+from ..verdict_words import KIND
 from . import store
 from .expectations import after_text, row_id
 from .nodes import para, table_node

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..text import Text
-from ..verdict import KIND, STATUS  # noqa: F401 (the site's words, with the judge's)
+from ..verdict_words import KIND, STATUS  # noqa: F401 (the site's words, with the verdicts')
 WORDS = {
     "finding": Text("知見", "Finding"),
     "claim": Text("内容", "Claim"),

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from functools import cache
 
+from ...requirements import Requirement, own_server
 from ...stats import Rounds, median
 from ...text import Text
-from ...verdict import Above, Below, Between, Check, Measure, Requirement, own_server
+from ...verdict import Above, Below, Between, Check, Measure
 from ...wording import Wording
 from .analysis import change, changes
 

@@ -4,8 +4,8 @@ Publication 002 (a Japanese blog, PostgreSQL 9.6, CentOS 7): a count over a tabl
 rows lie in created_at order, through a lossy BRIN bitmap; cold runs with
 effective_io_concurrency 1 and 0, with strace (fadvise64) and blktrace (request sizes).
 """
+from ...requirements import own_server
 from ...text import Text
-from ...verdict import own_server
 
 TITLE = Text("effective_io_concurrency とビットマップヒープスキャンの先読み",
              "effective_io_concurrency and prefetching in bitmap heap scans")

@@ -13,8 +13,9 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
+from ...requirements import majors, min_cpus
 from ...text import Text
-from ...verdict import Above, Below, Between, Change, Check, Measure, majors, min_cpus
+from ...verdict import Above, Below, Between, Change, Check, Measure
 from ...wording import Wording
 from .analysis import mean_kb, per_block
 

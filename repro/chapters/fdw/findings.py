@@ -25,9 +25,9 @@ from __future__ import annotations
 
 from functools import cache
 
+from ...requirements import Requirement, majors, own_server
 from ...text import Text
-from ...verdict import (Above, Below, Between, Check, Environment, Measure, Requirement, majors, own_server,
-                        tps_ratio)
+from ...verdict import Above, Below, Between, Check, Environment, Measure, tps_ratio
 from ...wording import Wording
 from .analysis import client_gain, pushed_down, statements_per_transaction
 from .conditions import BATCH_SIZE_MAJOR, select_name

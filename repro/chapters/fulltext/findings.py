@@ -28,10 +28,10 @@ from __future__ import annotations
 
 from typing import Callable
 
+from ...requirements import Requirement, Scope, feature, majors, own_server
 from ...stats import Rounds
 from ...text import Text
-from ...verdict import (REPORT, Above, Below, Check, Environment, Measure, Requirement, Scope, feature,
-                        majors, own_server)
+from ...verdict import REPORT, Above, Below, Check, Environment, Measure
 from ...wording import Wording
 from .analysis import (LONG, SHORT, apply_share, hit_mismatches, ingest_ratio, latency_ratio, least_speedup,
                        longest_lag, pending, plan_uses_index, rise, speedup, worst_ingest, worst_length_cost,

@@ -8,8 +8,9 @@ tiny runs; the ranges below are over the default runs). Scan counts and sorts ar
 """
 from __future__ import annotations
 
+from ...requirements import Requirement, majors, min_cpus
 from ...text import Text
-from ...verdict import SANITY, Above, Below, Change, Check, Measure, Requirement, majors, min_cpus
+from ...verdict import SANITY, Above, Below, Change, Check, Measure
 from ...wording import Wording
 from .analysis import disk_sorts, full_q11_ratio, scans, serial_speedup, time_ratio
 from .conditions import PLANNER_CHOOSES_SUBPLAN, q10, q11, year_total

@@ -8,8 +8,9 @@ clients and its size is compared apart, sizes.toml).
 """
 from __future__ import annotations
 
+from ...requirements import majors
 from ...text import Text
-from ...verdict import Above, Below, Change, Check, Measure, majors
+from ...verdict import Above, Below, Change, Check, Measure
 from ...wording import Wording
 from .analysis import locked, speedup
 

@@ -5,8 +5,8 @@ slaves on KVM guests; pgbench with a one-row UPDATE script, 64 clients, scale 10
 the mean of 3 runs; (A) 1-3 standbys, all synchronous or all asynchronous; (B) 3 standbys,
 0-3 of them synchronous.
 """
+from ...requirements import own_server
 from ...text import Text
-from ...verdict import own_server
 
 TITLE = Text("同期・非同期ストリーミングレプリケーションとスタンバイの台数",
              "Synchronous and asynchronous streaming replication with 1 to 3 standbys")

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from typing import Callable
 
+from ...requirements import Requirement, majors, max_cpus, own_server
 from ...stats import Rounds
 from ...text import Text
-from ...verdict import (REPORT, SANITY, Above, Below, Between, Check, Measure, Requirement, majors, max_cpus,
-                        own_server)
+from ...verdict import REPORT, SANITY, Above, Below, Between, Check, Measure
 from ...wording import Wording
 from .analysis import (error_share, errors_per_call, lock_user_share, measured_clients, semaphore_sets_of,
                        semaphore_syscalls, wal_write_growth)

@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import cache
 
+from ...requirements import Requirement, data, feature, majors, min_cpus, own_server
 from ...stats import Rounds
 from ...text import Text
-from ...verdict import (Above, Below, Between, Check, CheckResult, Measure, Requirement, data, feature,
-                        majors, min_cpus, own_server)
+from ...verdict import Above, Below, Between, Check, CheckResult, Measure
 from ...wording import Wording
 from .analysis import (CLIENT_READ, MODES, TRANSACTIONID, cpu_others, peak_tps, placement_ratio,
                        ratio_to_time, sampled, share)

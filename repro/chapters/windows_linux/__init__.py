@@ -1,8 +1,8 @@
 """Chapter: the Linux side of 004 §5 (Windows against Linux, PostgreSQL 10.1): read TPS at
 shared_buffers 64MB against a size that holds the table, update TPS per wal_sync_method,
 and pg_test_fsync per method; the Windows-only results are listed, not reproduced."""
+from ...requirements import own_server
 from ...text import Text
-from ...verdict import own_server
 
 TITLE = Text("Windows と Linux: shared_buffers と wal_sync_method", "Windows and Linux: shared_buffers and wal_sync_method")
 SHORT = Text("Windows と Linux", "Windows and Linux")  # where a list names many chapters

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from functools import cache
 
+from ...requirements import Requirement
 from ...text import Text, clients
 from ...stats import Rounds
-from ...verdict import REPORT, SANITY, Above, Below, Between, Check, Measure, Requirement, tps_ratio
+from ...verdict import REPORT, SANITY, Above, Below, Between, Check, Measure, tps_ratio
 from ...wording import Wording
 from .analysis import fsync_ratio, read_share
 from .conditions import ONE_WRITE, SB_UPDATE_CLIENTS, TWO_WRITES, buffered_update, read, update
