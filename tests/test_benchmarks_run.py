@@ -1,5 +1,5 @@
 """The benchmarks with their smallest arguments, measuring (tests/conftest.py MEASURING): one
-container start, one tiny run of the quickest chapter (partitions: about 15 s; auto_explain took
+container start, one tiny run of the quickest chapter (partitions: 18 s in CI; auto_explain took
 88 s of CI's time for the same proof)."""
 from __future__ import annotations
 
