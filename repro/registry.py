@@ -1,6 +1,7 @@
 """Every chapter package in repro/chapters, by name (the package's name), built by
 convention: a package's `__init__.py` gives its TITLE and SHORT name (and REQUIRES, what the whole chapter
-needs, and MACHINE_BOUND, why its values depend on the machine; else nothing), `analysis.summarize`, `findings.FINDINGS` and `page.TABLES`,
+needs, MACHINE_BOUND, why its values depend on the machine, and BESIDE, the images of the servers a run starts
+beside its major's; else nothing), `analysis.summarize`, `findings.FINDINGS` and `page.TABLES`,
 `page.CHARTS`, `page.numbers` give the rest (a page without tables, charts or numbers
 may leave them out). Only the lab imports `experiment.py` (`experiment()` below): it
 imports the lab.
@@ -32,7 +33,8 @@ def build(init: ModuleType) -> Chapter:
                    charts=getattr(page, "CHARTS", None) or defaults["charts"].default_factory(),
                    numbers=getattr(page, "numbers", defaults["numbers"].default),
                    requires=list(getattr(init, "REQUIRES", [])),
-                   machine_bound=getattr(init, "MACHINE_BOUND", None), name=init.__name__.rsplit(".", 1)[-1],
+                   machine_bound=getattr(init, "MACHINE_BOUND", None), beside=tuple(getattr(init, "BESIDE", ())),
+                   name=init.__name__.rsplit(".", 1)[-1],
                    package=Path(init.__file__).parent)
 
 

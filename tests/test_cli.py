@@ -28,6 +28,8 @@ def repro(*args: str, **env: str) -> subprocess.CompletedProcess:
     (["check", "auto_explain", "--pg", "13,8"], {}, "PostgreSQL 8 is not one of the majors"),
     (["compare", "auto_explain", "--pg", "8"], {}, "argument --pg: invalid choice: '8'"),
     (["noise", "--scale", "huge"], {}, "argument --scale: invalid choice: 'huge'"),
+    (["images", "--only", "no_such_chapter"], {}, "unknown chapter 'no_such_chapter'"),
+    (["images", "--pg", "8"], {}, "argument --pg: PostgreSQL 8 is not one of the majors"),
     (["run", "auto_explain", "--scale", "tiny"], {"DOCKER_HOST": "unix:///nonexistent/docker.sock"},
      "no Docker engine reachable at unix:///nonexistent/docker.sock"),
     (["run", "auto_explain", "--dsn", "host=127.0.0.1 port=1 dbname=x connect_timeout=3"], {},
@@ -47,6 +49,28 @@ def test_bad_input(args: list[str], env: dict[str, str], message: str) -> None:
     assert r.returncode == 2
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0], r.stderr
+
+
+@pytest.mark.parametrize("args, images", [
+    (["--only", "eic", "--pg", "13,16"], "13 16"),
+    (["--only", "partitions"], "11 17"),
+    (["--only", "semaphores,eic", "--pg", "18"], "--control 9.6 15 18"),
+    ([], "--control 9.6 11 15 17"),
+])
+def test_images_names_what_the_runs_use(args: list[str], images: str) -> None:
+    """`make image` builds these: the majors under test, those run beside them, and the
+    semaphores control with the 15 it is built on."""
+    done = repro("images", *args)
+    assert done.returncode == 0 and done.stdout.strip() == images, done.stderr
+
+
+def test_a_chapter_declares_the_servers_it_starts_beside_its_own() -> None:
+    """A chapter whose experiment starts other majors' servers (lab.beside.lab_for) declares
+    their images (BESIDE), or `make image` would not build them."""
+    from repro import registry
+    for name, chapter in registry.chapters().items():
+        starts = "lab_for(" in (chapter.package / "experiment.py").read_text()
+        assert starts == bool(chapter.beside), f"{name}: BESIDE {chapter.beside}"
 
 
 def test_check_without_result_and_with_corrupt_result(tmp_path: Path) -> None:

@@ -393,6 +393,30 @@ def test_the_semaphore_control_names_its_source_package(client):
     assert {found[k][LABEL + "semaphores"] for k in found} == {"SYSV", "UNNAMED_POSIX"}
 
 
+def _lib(call: str) -> str:
+    """What a function of images/lib.sh prints."""
+    return subprocess.run(["bash", "-c", f'. "{ROOT}/images/lib.sh" && {call}'], check=True,
+                          capture_output=True, text=True).stdout.strip()
+
+
+def test_the_images_of_one_suite_share_its_base(client):
+    """Each offline image is its Debian suite's base (images/base.sh) plus a layer: its
+    bottom layers are the base's, so one mmdebstrap root serves every major on a suite."""
+    offline = [m for m in MAJORS if present(client, m)
+               and labels(client, m)[LABEL + "origin"] != "official+layer"]
+    if not offline:
+        pytest.skip("no offline image to check")
+    suites = {}
+    for major in offline:
+        suite = _lib(f"base_suite {major}")
+        base = client.images.get(_lib(f"base_tag {suite}")).attrs["RootFS"]["Layers"]
+        layers = client.images.get(image_name(major)).attrs["RootFS"]["Layers"]
+        assert layers[:len(base)] == base and len(layers) > len(base), major
+        assert labels(client, major)[LABEL + "origin"].endswith(f"debian-{suite}"), major
+        suites.setdefault(suite, []).append(major)
+    assert set(suites) <= {"bullseye", "bookworm", "trixie", "sid"}, suites
+
+
 def _image_ids(client: docker.DockerClient) -> tuple[set[str], int, set[str]]:
     """The images (tagged or dangling), the count of all of them with the layers the
     builder keeps as their parents, and the dangling ones."""
@@ -402,9 +426,9 @@ def _image_ids(client: docker.DockerClient) -> tuple[set[str], int, set[str]]:
 
 def test_a_rebuild_leaves_no_image_behind(client):
     """Rebuilding an image replaces it: afterwards the new image stands where the old one
-    stood, there are as many images and parent layers as before (the old image's, its base
-    and the candidate are gone) and no new dangling one. 11 is the cheapest build here
-    (zonky's binaries on a Debian root, about 50 s), rebuilt only where 11 is among the majors
+    stood, there are as many images and parent layers as before (the old image's, its base's
+    tag for the build and the candidate are gone) and no new dangling one. 11 is the cheapest
+    build here (zonky's binaries on bookworm's base, which stays), rebuilt only where 11 is among the majors
     to check (make test-images, not make test: CI runs the two side by side)."""
     if "11" not in MAJORS:
         pytest.skip("11 is not among the majors to check (IMAGE_MAJORS)")

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from .. import majors, registry, results
-from .options import Commands
+from .options import Commands, add_majors
 
 
 def add_list(sub: Commands) -> None:
@@ -79,4 +79,30 @@ def add_names(sub: Commands) -> None:
 def cmd_names(args: argparse.Namespace) -> int:
     """The chapters' names as a JSON list (a CI matrix's axis)."""
     print(json.dumps(sorted(registry.chapters())))
+    return 0
+
+
+
+def add_images(sub: Commands) -> None:
+    s = sub.add_parser("images", help="the images a run needs, as scripts/ensure-images.sh takes them")
+    add_majors(s)
+    s.add_argument("--only", metavar="CHAPTERS", help="these chapters, comma-separated (default: every one)")
+    s.set_defaults(fn=cmd_images)
+
+
+CONTROL = "repro-semaphores:"  # images/semaphores/ensure.sh makes them, on 15's image
+
+
+def cmd_images(args: argparse.Namespace) -> int:
+    """The majors whose images the chapters' runs on --pg use, their own and those beside
+    them, and --control where one runs the semaphores control: what `make image` builds."""
+    chosen = [registry.get(n) for n in args.only.split(",")] if args.only else registry.chapters().values()
+    wanted = {majors.image(m) for m in args.pg}
+    wanted.update(image for chapter in chosen for image in chapter.beside)
+    control = any(image.startswith(CONTROL) for image in wanted)
+    if control:
+        wanted.add(majors.image(15))
+    by_name = {majors.image(m): m for m in majors.MAJORS}
+    needed = sorted(by_name[i] for i in wanted if i in by_name)
+    print(" ".join(["--control"] * control + [majors.name(m) for m in needed]))
     return 0
