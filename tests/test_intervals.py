@@ -8,27 +8,32 @@
 - Adaptive rounds: with the true value exactly on a finding's threshold, the runner's two
   looks (after the minimum rounds, pooled with the stored runs; more rounds where they can
   decide; the final verdict) say "reproduced" at most 5 % of the time; so does a campaign
-  that reads the stored runs' verdict once and adds runs where it is undecided.
+  that reads the stored runs' verdict once or twice and adds runs where it is undecided.
+
+The simulations run tests/simulate.py: that code, vectorized over all simulated runs at once
+(seconds, where the real code one simulation at a time took minutes per test). On the same
+draws the model gives the real code's intervals, rounds and verdicts
+(test_the_model_pools_as_pool_does, test_the_model_runs_campaigns_as_the_code_does): a
+change to the code that the model does not follow fails there.
 """
 from __future__ import annotations
+
+import itertools
 
 import numpy as np
 import pytest
 
+import simulate
 from repro import noise, registry
 from repro.lab.measure import Plan, Progress, decidable, run_rounds
 from repro.stats import BETWEEN_RUNS, Rounds, Sample, pool
 from repro.text import Text
-from repro.verdict import CONTRADICTED, INCONCLUSIVE, REPRODUCED, Above, Check, Environment, Finding, Measure
+from repro.verdict import (CONTRADICTED, INCONCLUSIVE, REPRODUCED, Above, Check, Environment, Finding, Measure,
+                           Verdict)
 from repro.verdict_words import FEASIBLE_RUNS, to_decide
+from simulate import LIMIT, MOST_MISSING, NOISE
 
 SIMULATIONS = 1000
-# log-scale round noise, and its spread (a normal's standard deviation with the same
-# interquartile range: the heavy-tailed one has no standard deviation)
-NOISE = {
-    "lognormal": (lambda rng, n: rng.normal(0, 0.1, n), 0.1),
-    "heavy-tailed (t, 2 d.f.)": (lambda rng, n: 0.05 * rng.standard_t(2, n), 0.05 * 1.633 / 1.349),
-}
 BETWEEN = (0.0, 1.0, 2.0, 2.5)  # spread between runs, in units of a run's own standard error
 RATIO = Measure(Text("比", "ratio"), lambda r: r.ratio("a", "b", "tps"), "×", 2)
 ENV = Environment(17, 2, frozenset(), {})
@@ -59,17 +64,25 @@ def test_the_pooled_95_interval_covers(kind: str, end: str, rho: float) -> None:
     """At 1 to 6 runs, each run shifted by a run effect of standard deviation rho times its
     own standard error."""
     n = round_counts()[0 if end == "fewest" else 1]
-    draw, sd = NOISE[kind]
     rng = np.random.default_rng(2017)
     truth = 1.25
     for runs in range(1, 7):
-        covered = 0
-        for _ in range(SIMULATIONS):
-            samples = [Sample(tuple(truth * np.exp(rng.normal(0, rho * sd / np.sqrt(n)) + draw(rng, n))), minimum=n)
-                       for _ in range(runs)]
-            e = pool(samples, "ratio")
-            covered += e.low <= truth <= e.high
-        assert covered / SIMULATIONS >= 0.93, f"coverage {covered / SIMULATIONS:.3f} at {runs} runs of {n} rounds"
+        drawn = simulate.ratios(kind, rho, n, (SIMULATIONS, runs, n), rng, truth)
+        e = simulate.pool(simulate.Runs.of(np.log(drawn)), n)
+        covered = float(np.mean((e.low <= truth) & (truth <= e.high)))
+        assert covered >= 0.93, f"coverage {covered:.3f} at {runs} runs of {n} rounds"
+
+
+def test_the_model_pools_as_pool_does() -> None:
+    """simulate.pool gives stats.pool's interval on the same rounds, at the coverage
+    simulations' round counts, 1 to 6 runs, both noises, with and without run effects."""
+    rng = np.random.default_rng(3)
+    for kind, n, rho, runs in itertools.product(NOISE, round_counts(), (0.0, max(BETWEEN)), range(1, 7)):
+        drawn = simulate.ratios(kind, rho, n, (5, runs, n), rng, 1.25)
+        model = simulate.pool(simulate.Runs.of(np.log(drawn)), n)
+        for s, run_ratios in enumerate(drawn):
+            e = pool([Sample(tuple(r), minimum=n) for r in run_ratios], "ratio")
+            assert (e.low, e.high) == pytest.approx((model.low[s], model.high[s]), rel=1e-12)
 
 
 def test_one_round_gives_no_interval_and_no_verdict() -> None:
@@ -122,41 +135,38 @@ def test_the_runs_that_would_decide_are_the_runs_that_pool_would_need() -> None:
 
 
 # A campaign of runs (docs/contributing.md): every chapter on a major gets FIRST_RUNS before
-# anyone reads their pooled verdicts; then one or two readings (`_runs_to_add`); the
-# published build pools them with its own run. SPREAD: the spread between runs that the tests of false
-# "reproduced" simulate, in units of a run's own standard error (the stored runs show at
-# most about 1.7).
-FIRST_RUNS, MOST_MISSING, SPREAD = (3, 4), 3, 2.0
+# anyone reads their pooled verdicts; then one or two readings (`_runs_to_add`, at most
+# MOST_MISSING runs short of deciding); the published build pools them with its own run.
+# SPREAD: the spread between runs that the tests of false "reproduced" simulate, in units of
+# a run's own standard error (the stored runs show at most about 1.7).
+FIRST_RUNS, SPREAD = (3, 4), 2.0
+FINDING = Finding("F1", Text("", ""), [Check(RATIO, Above(LIMIT))])
 
 
-def _false_reproduced(plan: Plan, kind: str, rho: float, stored: int, rng: np.random.Generator,
-                      readings: int = 0) -> float:
-    """How often a finding whose true value sits exactly on its threshold is called
-    reproduced by a build: the runner's two looks, pooled with `stored` earlier runs that
-    took the same two looks, each pooled with the runs before it; then, `readings` times, the
-    runs that a reading of the stored runs' pooled verdict adds (`_runs_to_add`)."""
-    finding = Finding("F1", Text("", ""), [Check(RATIO, Above(1.0))])
-    draw, sd = NOISE[kind]
+def _campaign(ratios: np.ndarray, plan: Plan, stored: int, readings: int) -> tuple[Verdict, list[int]]:
+    """The real code on one simulated campaign's round ratios (runs, rounds), each run taking
+    the next: `stored` runs, each taking the runner's two looks pooled with the runs before
+    it; `readings` times, the runs that a reading of the stored runs' pooled verdict adds
+    (`_runs_to_add`); the build's own run. The build's verdict, and each run's rounds."""
+    fresh = iter(ratios)
     quiet = Progress("sim", out=lambda line: None)
 
     def run(history: list) -> tuple[Rounds, Environment]:
-        shift = rng.normal(0, rho * sd / np.sqrt(plan.rounds))
-        pair = {"pair": lambda: {"a": {"tps": float(np.exp(shift + draw(rng, 1)[0]))}, "b": {"tps": 1.0}}}
+        rounds = iter(next(fresh))
+        pair = {"pair": lambda: {"a": {"tps": float(next(rounds))}, "b": {"tps": 1.0}}}
         measured, _ = run_rounds(pair, plan, quiet,
-                                 lambda m, extra: decidable([finding], (Rounds({"rounds": m}, minimum=plan.rounds), ENV),
-                                                            lambda fid: history, extra))
+                                 lambda m, extra: decidable([FINDING], (Rounds({"rounds": m}, minimum=plan.rounds),
+                                                                        ENV), lambda fid: history, extra))
         return Rounds({"rounds": measured}, minimum=plan.rounds), ENV
 
-    hits = 0
-    for _ in range(SIMULATIONS):
-        history: list = []
-        for _ in range(stored):
+    history: list = []
+    for _ in range(stored):
+        history.append(run(history))
+    for _ in range(readings):
+        for _ in range(_runs_to_add(FINDING, history)):
             history.append(run(history))
-        for _ in range(readings):
-            for _ in range(_runs_to_add(finding, history)):
-                history.append(run(history))
-        hits += finding.judge_runs([*history, run(history)]).status == REPRODUCED
-    return hits / SIMULATIONS
+    runs = [*history, run(history)]
+    return FINDING.judge_runs(runs), [len(r.ids) for r, _ in runs]
 
 
 def _runs_to_add(finding: Finding, history: list) -> int:
@@ -178,15 +188,54 @@ def _plans() -> list[tuple[int, int]]:
                    for c in registry.chapters().values() for s in [c.scales["default"]]})
 
 
+def test_the_model_runs_campaigns_as_the_code_does() -> None:
+    """simulate.campaigns gives the real code's rounds in every run, runs added, pooled
+    interval and verdict (`_campaign`) on the same draws: at every plan, both noises, with
+    and without run effects, with 0 or 2 stored runs and no reading, and with 3 or 4 and one
+    or two readings. The true values scatter about the threshold, so that every branch is
+    taken: verdicts of all three kinds, runs with and without more rounds, readings adding
+    runs and not."""
+    rng = np.random.default_rng(5)
+    seen: dict[str, set] = {"status": set(), "rounds": set(), "runs": set()}
+    for (rounds, most), kind, rho, (stored, readings) in itertools.product(
+            _plans(), NOISE, (0.0, SPREAD), [(0, 0), (2, 0), (3, 1), (4, 2)]):
+        truth = np.exp(rng.normal(0, 0.05, (3, 1, 1)))
+        drawn = simulate.ratios(kind, rho, rounds, (3, simulate.most_runs(stored, readings), most), rng) * truth
+        model, model_rounds = simulate.campaigns(drawn, rounds, most, stored, readings)
+        for s, campaign in enumerate(drawn):
+            verdict, used = _campaign(campaign, Plan(rounds, most, float("inf")), stored, readings)
+            e = verdict.checks[0].estimate
+            assert model_rounds[s][model_rounds[s] > 0].tolist() == used
+            assert (e.low, e.high) == pytest.approx((model.low[s], model.high[s]), rel=1e-12)
+            assert verdict.status == model.status()[s]
+            seen["status"].add(verdict.status)
+            seen["rounds"] |= {n == most for n in used}
+            seen["runs"].add(len(used) - stored - 1)
+    assert seen["status"] == {REPRODUCED, CONTRADICTED, INCONCLUSIVE} and seen["rounds"] == {False, True}
+    assert len(seen["runs"]) > 2, "readings added no runs, or always as many"
+
+
+def _false_reproduced(plan: tuple[int, int], kind: str, rho: float, stored: int, rng: np.random.Generator,
+                      readings: int = 0) -> float:
+    """How often a finding whose true value sits exactly on its threshold is called
+    reproduced by a build: the runner's two looks, pooled with `stored` earlier runs that
+    took the same two looks, each pooled with the runs before it; then, `readings` times, the
+    runs that a reading of the stored runs' pooled verdict adds (`_runs_to_add`); simulated
+    by the model (simulate.campaigns)."""
+    rounds, most = plan
+    drawn = simulate.ratios(kind, rho, rounds, (SIMULATIONS, simulate.most_runs(stored, readings), most), rng)
+    return float(np.mean(simulate.campaigns(drawn, rounds, most, stored, readings)[0].status() == REPRODUCED))
+
+
 @pytest.mark.parametrize("kind", NOISE)
 @pytest.mark.parametrize("stored", [0, 2])
 def test_adaptive_rounds_keep_false_reproduced_at_5_percent(kind: str, stored: int) -> None:
     rng = np.random.default_rng(7)
-    for rounds, most in _plans():
+    for plan in _plans():
         for rho in (0.0, SPREAD):
-            rate = _false_reproduced(Plan(rounds, most, float("inf")), kind, rho, stored, rng)
+            rate = _false_reproduced(plan, kind, rho, stored, rng)
             # 5 % at most; the simulation's own error (about 0.7 % here) is allowed once
-            assert rate <= 0.05 + 0.007, f"false 'reproduced' in {rate:.1%} of runs ({rounds}-{most} rounds)"
+            assert rate <= 0.05 + 0.007, f"false 'reproduced' in {rate:.1%} of runs ({plan[0]}-{plan[1]} rounds)"
 
 
 def _campaign_plans() -> list[tuple[int, int]]:
@@ -207,9 +256,9 @@ def test_adding_runs_where_undecided_keeps_false_reproduced_at_5_percent(kind: s
     a further look that this does not cover. The round noise may be heavy-tailed; the run
     effects are normal."""
     rng = np.random.default_rng(11 + readings)
-    for rounds, most in _campaign_plans():
-        rate = _false_reproduced(Plan(rounds, most, float("inf")), kind, SPREAD, first, rng, readings)
-        assert rate <= 0.05 + 0.007, f"false 'reproduced' in {rate:.1%} of campaigns ({rounds}-{most} rounds)"
+    for plan in _campaign_plans():
+        rate = _false_reproduced(plan, kind, SPREAD, first, rng, readings)
+        assert rate <= 0.05 + 0.007, f"false 'reproduced' in {rate:.1%} of campaigns ({plan[0]}-{plan[1]} rounds)"
 
 
 def test_the_floor_covers_the_between_run_spread_the_runs_show() -> None:
