@@ -12,9 +12,13 @@ from __future__ import annotations
 import glob
 import os
 import secrets
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,9 +64,9 @@ class ExistingServer:
         _as_postgres([str(binaries() / "pg_ctl"), "-D", str(self.directory / "data"), "-m", "fast", "-w", "stop"])
 
 
-def start(directory: Path) -> ExistingServer:
-    """initdb, start, and create the two roles with one password (given to the runs through
-    PGPASSWORD only)."""
+def start(directory: Path, settings: dict[str, str] | None = None) -> ExistingServer:
+    """initdb, start with the given settings, and create the two roles with one password
+    (given to the runs through PGPASSWORD only)."""
     bin_dir = binaries()
     if bin_dir is None:
         raise RuntimeError("no Debian PostgreSQL server here: scripts/install-system.sh postgresql installs it")
@@ -75,12 +79,30 @@ def start(directory: Path) -> ExistingServer:
     _as_postgres([str(bin_dir / "initdb"), "-D", str(data), "-U", SUPERUSER, "--pwfile", str(pwfile),
                   "--auth", "scram-sha-256", "-E", "UTF8", "--locale", "C.UTF-8"])
     pwfile.unlink()
+    options = "".join(f" -c {k}={v}" for k, v in (settings or {}).items())
     _as_postgres([str(bin_dir / "pg_ctl"), "-D", str(data), "-w", "-l", str(directory / "log"), "-o",
-                  f"-p {port} -c listen_addresses=127.0.0.1 -c unix_socket_directories={directory}",
+                  f"-p {port} -c listen_addresses=127.0.0.1 -c unix_socket_directories={directory}{options}",
                   "start"])
     server = ExistingServer(directory, port, password)
     server.sql(f"CREATE ROLE {NO_CREATEDB} LOGIN PASSWORD '{password}'")
     return server
+
+
+@contextmanager
+def running(settings: dict[str, str] | None = None) -> Iterator[ExistingServer]:
+    """A cluster of a test's own (Debian's server installed first where it is missing), in a
+    scratch directory that the postgres user reaches; stopped and removed afterwards."""
+    if binaries() is None:  # the install script names the package
+        subprocess.run([str(Path(__file__).resolve().parent.parent / "scripts" / "install-system.sh"),
+                        "postgresql"], check=True)
+    directory = Path(tempfile.mkdtemp(prefix="repro-existing-"))
+    os.chmod(directory, 0o755)
+    try:
+        s = start(directory / "cluster", settings)
+        yield s
+        s.stop()
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 def _ids() -> tuple[int, int]:

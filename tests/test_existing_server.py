@@ -18,7 +18,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Iterator
@@ -26,7 +25,7 @@ from typing import Iterator
 import pytest
 from conftest import Watcher
 
-from existing_server import NO_CREATEDB, ExistingServer, binaries, start
+from existing_server import NO_CREATEDB, ExistingServer, binaries, running
 from repro.lab.runlock import engine_lock
 from repro.lab.servers import leftovers
 
@@ -35,17 +34,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[ExistingServer]:
-    if binaries() is None:  # the install script names the package
-        subprocess.run([str(ROOT / "scripts" / "install-system.sh"), "postgresql"], check=True)
     EARLIER.update(leftovers())
-    directory = Path(tempfile.mkdtemp(prefix="repro-existing-"))  # the postgres user must reach it
-    os.chmod(directory, 0o755)
-    try:
-        s = start(directory / "cluster")
+    with running() as s:
         yield s
-        s.stop()
-    finally:
-        shutil.rmtree(directory, ignore_errors=True)
 
 
 EARLIER: set[str] = set()  # runs' leftovers from before these tests (not theirs to judge)

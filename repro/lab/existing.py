@@ -13,6 +13,7 @@ import io
 import os
 import platform
 import re
+import shlex
 import shutil
 import subprocess
 import tarfile
@@ -112,6 +113,7 @@ class NeedsOwnServer(ReproError):
 
 
 CLIENT_PROGRAMS = ("pgbench", "psql")  # what runs beside an existing server (in the helper)
+DROP_WAIT = 10.0  # seconds DROP DATABASE is retried while a session leaves (each try waits 5 s)
 CREATE_EXTENSION = re.compile(r"\s*CREATE EXTENSION (?:IF NOT EXISTS )?(\w+)\s*;?\s*", re.IGNORECASE)
 
 # What an extension that a CREATEDB role may not create (not trusted) is replaced with in the
@@ -236,17 +238,24 @@ def _scratch_database(dsn: str, name: str) -> None:
 
 
 def _drop_database(dsn: str, name: str) -> None:
-    """Drop the run's database, ending its sessions first (the run's own)."""
-    with psycopg.connect(dsn, autocommit=True, connect_timeout=10) as conn:
-        conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                     "WHERE datname = %s AND pid <> pg_backend_pid()", (name,))
-        for _ in range(50):
-            try:
-                conn.execute(pgsql.SQL("DROP DATABASE IF EXISTS {}").format(pgsql.Identifier(name)))
-                return
-            except psycopg.errors.ObjectInUse:  # a session still ending
+    """Drop the run's database, ending the run's own sessions only (its role's: a CREATEDB role may
+    not end autovacuum's, which DROP DATABASE asks to exit), retried while a session leaves."""
+    try:
+        with psycopg.connect(dsn, autocommit=True, connect_timeout=10) as conn:
+            deadline = time.monotonic() + DROP_WAIT
+            while True:
+                conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                             "WHERE datname = %s AND usename = current_user", (name,))
+                try:
+                    conn.execute(pgsql.SQL("DROP DATABASE IF EXISTS {}").format(pgsql.Identifier(name)))
+                    return
+                except psycopg.errors.ObjectInUse:  # another's session, or one still ending
+                    if time.monotonic() > deadline:
+                        raise
                 time.sleep(0.1)
-        raise ReproError(f"could not drop the scratch database {name}: sessions still use it")
+    except psycopg.Error as exc:
+        command = shlex.join(["psql", "-d", without_password(dsn), "-c", f'DROP DATABASE "{name}"'])
+        raise ReproError(f"{libpq_line(exc)}; drop it with `{command}`") from None
 
 
 @dataclass
@@ -353,8 +362,8 @@ class ExistingLab(Lab):
         for dsn, name in self._databases:
             try:
                 _drop_database(dsn, name)
-            except (psycopg.Error, ReproError) as exc:
-                failed.append(f"{name}: {libpq_line(exc)}")
+            except ReproError as exc:
+                failed.append(f"{name}: {exc}")
         self._databases.clear()
         self.client.close()
         if failed:
