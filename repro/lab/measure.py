@@ -45,17 +45,25 @@ def _clock(seconds: float) -> str:
     return f"{int(seconds) // 60}:{int(seconds) % 60:02d}"
 
 
-class Progress:
-    """Prints which step runs, elapsed time and, inside rounds, an estimate of what is left."""
+class Stopwatch:
+    """The run's clock: rounds beyond the minimum stop at the scale's budget of its time."""
 
-    def __init__(self, chapter: str, out: Callable[[str], None] | None = None):
-        self.chapter = chapter
+    def __init__(self) -> None:
         self.start = time.monotonic()
-        self.out = out or (lambda line: print(line, file=sys.stderr, flush=True))
 
     @property
     def elapsed(self) -> float:
+        """Seconds since the run started."""
         return time.monotonic() - self.start
+
+
+class Progress(Stopwatch):
+    """Prints which step runs, elapsed time and, inside rounds, an estimate of what is left."""
+
+    def __init__(self, chapter: str, out: Callable[[str], None] | None = None):
+        super().__init__()
+        self.chapter = chapter
+        self.out = out or (lambda line: print(line, file=sys.stderr, flush=True))
 
     def note(self, what: str, left_s: float | None = None) -> None:
         left = f", ~{_clock(left_s)} left" if left_s is not None else ""

@@ -88,10 +88,16 @@ class Server:
         """The connection arguments for pgbench/psql run by `_client_exec`."""
         raise NotImplementedError
 
+    def _connect(self, autocommit: bool = False) -> psycopg.Connection:
+        """A new connection to the server: how the lab reaches it (its connection string, a
+        time limit to connect)."""
+        return psycopg.connect(self.conninfo(), autocommit=autocommit, connect_timeout=10)
+
     def sql(self, query: str | pgsql.Composable, params: tuple | dict | None = None
             ) -> list[tuple]:
-        """Run one statement in autocommit mode; return its rows (empty if none)."""
-        with psycopg.connect(self.conninfo(), autocommit=True, connect_timeout=10) as conn:
+        """Run one statement in autocommit mode, on a connection of its own; return its rows
+        (empty if none)."""
+        with self._connect(autocommit=True) as conn:
             cur = conn.execute(query, params)
             return cur.fetchall() if cur.description else []
 
@@ -171,7 +177,13 @@ class ContainerServer(Server):
         return f"host={host} port={port} user={USER} password={self._password} dbname={DB}"
 
     def _client_exec(self, cmd: list[str], env: dict[str, str]) -> tuple[int, str]:
-        result = self.docker.exec_run(cmd, user="postgres", environment=env)
+        """In the server's own container, as its postgres user: where the client runs."""
+        return self._exec(cmd, user="postgres", environment=env)
+
+    def _exec(self, cmd: list[str], **how: Any) -> tuple[int, str]:
+        """Run a command in the container (docker exec, `how` its options): its exit code and
+        output."""
+        result = self.docker.exec_run(cmd, **how)
         return result.exit_code, result.output.decode(errors="replace")
 
     def _client_target(self) -> list[str]:
@@ -205,6 +217,11 @@ class ContainerServer(Server):
                 self.sql(pgsql.SQL("ALTER SYSTEM SET {} = {}").format(pgsql.Identifier(key),
                                                                       pgsql.Literal(value)))
         self.docker.kill(signal="SIGINT")  # fast shutdown, as the official image's STOPSIGNAL
+        self._start_again()
+
+    def _start_again(self) -> None:
+        """Once the container has stopped, start it again and wait until the server accepts
+        connections."""
         self.docker.wait(timeout=60)
         self.docker.start()
         self.wait_ready(60)
@@ -252,7 +269,7 @@ class Lab:
         self._previous: dict[int, Any] = {}
         self._starting = False
         self._pending: int | None = None
-        self._known: frozenset[str] | None = None
+        self._described: str | None = None  # postgres --describe-config of the image
         self._helper: Any = None  # the client container beside an existing server
         self._external = threading.Lock()
         self._databases: list[tuple[str, str]] = []  # (DSN, scratch database) to drop
@@ -337,13 +354,17 @@ class Lab:
         in 14), and a server given one on its command line does not start. The list is
         `postgres --describe-config` of the image; an extension's own (auto_explain.*) are
         not in it and are left to the server."""
-        if self._known is None:
-            out = engine.client().containers.run(
+        known = {line.split("\t", 1)[0].lower() for line in self._describe_config().splitlines()}
+        return [k for k in settings if "." not in k and k.lower() not in known]
+
+    def _describe_config(self) -> str:
+        """`postgres --describe-config` in a container of the major's image (no network,
+        removed when done), run once per lab."""
+        if self._described is None:
+            self._described = engine.client().containers.run(
                 self._image().name, ["--describe-config"], entrypoint=["postgres"], user="postgres",
-                network_mode="none", remove=True, labels={RUN_LABEL: self.run_id})
-            self._known = frozenset(line.split("\t", 1)[0].lower()
-                                    for line in out.decode(errors="replace").splitlines())
-        return [k for k in settings if "." not in k and k.lower() not in self._known]
+                network_mode="none", remove=True, labels={RUN_LABEL: self.run_id}).decode(errors="replace")
+        return self._described
 
     def network(self) -> Network:
         """A private Docker network for multi-node topologies."""
@@ -363,18 +384,28 @@ class Lab:
         `entrypoint` replaces the image's entrypoint; it gets the postgres command line
         as its arguments (see `standby`). `ptrace` adds only CAP_SYS_PTRACE, for strace.
         Every server is recorded for provenance."""
-        image = self._image()
         wanted = fixed_settings(self.major) | (settings or {})
         absent = self.absent(wanted)
         command = ["postgres"]
         for key, value in wanted.items():
             if key not in absent:
                 command += ["-c", f"{key}={value}"]
-        kwargs: dict[str, Any] = {"labels": {RUN_LABEL: self.run_id}, "shm_size": shm_size}
+        options: dict[str, Any] = {"shm_size": shm_size}
         if entrypoint:
-            kwargs["entrypoint"] = entrypoint
+            options["entrypoint"] = entrypoint
         if ptrace:
-            kwargs["cap_add"] = ["SYS_PTRACE"]
+            options["cap_add"] = ["SYS_PTRACE"]
+        container = self._container(command, options, network, alias)
+        return self._ready(ContainerServer(container, self._image(), self.major, self.password, role, alias,
+                                           absent))
+
+    def _container(self, command: list[str], options: dict[str, Any], network: Network | None,
+                   alias: str | None) -> DockerContainer:
+        """Create and start a container of the major's image that runs `command`, with Docker's
+        `options`: labelled as this run's, the password copied in, its port published (on this
+        machine's loopback only, with a local engine), on `network` as `alias`; recorded for
+        `close` as soon as it exists, ready or not."""
+        image = self._image()
         container = (DockerContainer(image.name)
                      .with_env("POSTGRES_USER", USER)
                      .with_env("POSTGRES_DB", DB)
@@ -382,7 +413,7 @@ class Lab:
                      .with_copy_into_container(self.password.encode(), PASSWORD_FILE, 0o644)
                      .with_exposed_ports(5432)
                      .with_command(command)
-                     .with_kwargs(**kwargs))
+                     .with_kwargs(labels={RUN_LABEL: self.run_id}, **options))
         if engine.is_local():  # published on this machine's loopback only (docker-py: (ip, port))
             container.ports[5432] = ("127.0.0.1", None)
         if network is not None:
@@ -400,7 +431,10 @@ class Lab:
             raise ReproError(f"PostgreSQL {majors.name(self.major)} ({image.name}) did not "
                              f"start: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
                              ) from exc
-        server = ContainerServer(container, image, self.major, self.password, role, alias, absent)
+        return container
+
+    def _ready(self, server: ContainerServer) -> ContainerServer:
+        """The server once it accepts connections, recorded for provenance."""
         server.wait_ready(START_TIMEOUT_S)
         self.servers.append(server)
         return server
