@@ -258,8 +258,9 @@ def test_the_list_shows_each_chapters_key() -> None:
 
 def test_the_migration_gives_a_stored_run_todays_key_where_its_commits_code_is_todays(tmp_path: Path) -> None:
     """scripts/migrate_keys.py, on a run as it was before it and once more after: today's
-    key where the code at the run's commit is today's by today's rule, its first key kept;
-    a run whose commit's code differs keeps the key it has. A second pass reads the cache."""
+    key where the code at the run's commit is today's by today's rule (or the code before a
+    reviewed refactor, BRIDGES, whose code after is today's), its first key kept; a run whose
+    commit's code differs keeps the key it has. A second pass reads the cache."""
     import importlib.util
     spec = importlib.util.spec_from_file_location("migrate_keys", ROOT / "scripts" / "migrate_keys.py")
     migrate = sys.modules["migrate_keys"] = importlib.util.module_from_spec(spec)
@@ -274,11 +275,13 @@ def test_the_migration_gives_a_stored_run_todays_key_where_its_commits_code_is_t
     first = doc["provenance"]["experiment"]
     old = {**doc, "key": {k: v for k, v in doc["key"].items() if k != "rekeyed_from"} | {"experiment": first}}
     then = trees.keys(commit, "partitions", "default", "container")
-    assert migrate.rekey(tmp_path / "run.json", old, trees, write=True)[0] == (then["new"] == today)
-    if then["new"] == today:
+    across = trees.bridged(then["new"], "partitions", "default", "container")
+    assert migrate.rekey(tmp_path / "run.json", old, trees, write=True)[0] == (across == today)
+    if across == today:
         assert old["key"]["experiment"] == today and old["key"]["rekeyed_from"] == first
         assert migrate.rekey(tmp_path / "run.json", old, trees, write=True) == (True, "kept: its key is today's already")
-    assert [p.name for p in (tmp_path / "cache").iterdir()] == [f"{commit}.json"]
+    bridges = {c for pair in migrate.BRIDGES for c in pair}
+    assert {p.name for p in (tmp_path / "cache").iterdir()} == {f"{c}.json" for c in {commit, *bridges}}
     again = migrate.Trees(tmp_path / "none", tmp_path / "cache")
     assert again.keys(commit, "partitions", "default", "container") == then and not (tmp_path / "none").exists()
 
