@@ -41,8 +41,8 @@ def named_image(name: str) -> images.Image:
         raise ReproError(f"no image {name}: run `make images`") from None
     labels = {k.removeprefix(images.LABEL): v for k, v in (found.labels or {}).items()}
     return images.Image(name, found.id, labels.get("origin", "unknown"), labels.get("recipe", found.id),
-                        labels.get("version", "unknown"),
-                        frozenset(f for f in labels.get("features", "").split(",") if f))
+                         labels.get("version", "unknown"),
+                         frozenset(f for f in labels.get("features", "").split(",") if f))
 
 
 def start_all(ctx: RunContext, starts: list[Start], prepare: Callable[[ContainerServer], None],
