@@ -23,7 +23,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType, TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 from ... import majors
 from ...errors import ReproError
@@ -71,7 +71,7 @@ class Containers:
         self._external = threading.Lock()
         self._databases: list[tuple[str, str]] = []  # (DSN, scratch database) to drop
 
-    def __enter__(self) -> Containers:
+    def __enter__(self) -> Self:
         for sig in SIGNALS:
             self._previous[sig] = signal.signal(sig, self._interrupt)
         return self
