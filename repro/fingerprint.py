@@ -111,8 +111,9 @@ def of(finding: Finding) -> str:
 #
 # What decides a measurement keys the cache and the pools (repro/results.py, pooling.py). The
 # code enters as the measure's does, by syntax tree without comments or docstrings, each
-# definition the experiment reaches by its name (repro/reach.py, imported where it is used:
-# scripts/audit_revisions.py runs this file in older trees, which have no reach module).
+# definition the experiment reaches by its name, the harness's (repro/lab/harness/) followed
+# but not hashed (repro/reach.py, imported where it is used: scripts/audit_revisions.py runs
+# this file in older trees, which have no reach module).
 
 
 def reached(experiment: Path, existing: bool = False) -> dict[str, str]:

@@ -30,6 +30,10 @@ and, for the trees of commits where that code lived in repro/lab/servers.py, the
 below. It is not entered and not followed, so what only it reaches (check_dsn, the scratch
 databases, NeedsOwnServer, the client programs) stays out too. A run against an existing
 server keeps all of it.
+
+Harness code (repro/lab/harness/) is followed, not hashed (`harness`): what it reaches
+elsewhere enters as any reached definition (Lab.server and its fixed settings, through
+RunContext.server), its own syntax does not, so fixing it restarts no pool.
 """
 from __future__ import annotations
 
@@ -46,10 +50,9 @@ Unit = tuple[str, str]  # (module, "" for its body | "f" | "CONSTANT" | "Class" 
 Link = str | Unit  # what a name resolves to: a definition, or a module's or a library's name
 
 EXISTING_MODULE = "repro.lab.existing"
-# Served only to an existing server, wherever in the lab they are defined: the server
-# class and the Lab's method that makes one; `extensions` (RunContext.has calls it only
-# when there is a DSN) and `_drop_database` (Lab.close, for each scratch database
-# Lab.external made). Everything else a container run executes stays in.
+# Served only to an existing server, wherever in the lab they are defined: the server class and
+# the Lab's method that makes one; `extensions` (RunContext.has calls it only when there is a DSN)
+# and `_drop_database` (the lab's close, for each scratch database Lab.external made).
 EXISTING_NAMES = frozenset({"ExternalServer", "Lab.external", "extensions", "_drop_database"})
 
 
@@ -59,6 +62,11 @@ def existing_only(unit: Unit) -> bool:
     if module == EXISTING_MODULE:
         return qual != ""  # its body runs at import, on containers too
     return module.startswith("repro.lab.") and (qual in EXISTING_NAMES or qual.split(".")[0] == "ExternalServer")
+
+
+def harness(unit: Unit) -> bool:
+    """Harness code (repro/lab/harness/): followed, not hashed (see the module's docstring)."""
+    return f"{unit[0]}.".startswith("repro.lab.harness.")
 
 
 # -- the modules: files, imports, closure ----------------------------------------------------
@@ -122,11 +130,10 @@ def roots_of(experiment: Path) -> tuple[Path, ...]:
 
 
 def closure(experiment: Path) -> list[Path]:
-    """An experiment and the modules it imports, transitively, within what measures: the
-    lab (repro/lab/) and the experiment's own chapter package. The judge, the site and
-    the rest of the core are left out: changing them re-judges, it does not re-measure. So is
-    the chapter's `__init__.py`, which `from . import x` runs: it declares the chapter (its
-    findings and page), and a revised claim must not make its stored runs stale."""
+    """An experiment and the modules it imports, transitively, within what measures: the lab
+    (repro/lab/) and its own chapter package. The judge, the site and the rest of the core are left
+    out (changing them re-judges, it does not re-measure), and so is the chapter's `__init__.py`,
+    which `from . import x` runs: it declares the chapter, and a revised claim must not stale runs."""
     roots = roots_of(experiment)
     within = [r / "repro" / "lab" for r in roots] + [experiment.parent]
     declaration = experiment.parent / "__init__.py"
@@ -144,10 +151,9 @@ def closure(experiment: Path) -> list[Path]:
 # -- a module's definitions, normalized ----------------------------------------------------
 
 def _normal(node: ast.AST | list) -> str:
-    """A definition's syntax without its docstrings or other lone strings (comments are
-    gone already) and without imports: what runs, not how it reads nor where its names come
-    from. Empty fields are left out, as fields that a newer Python adds (type_params) are
-    empty in this code: the same text on every Python."""
+    """A definition's syntax without its docstrings or other lone strings (comments are gone
+    already) and without imports: what runs, not how it reads nor where its names come from. Empty
+    fields are left out, as fields a newer Python adds (type_params) are empty in this code."""
     if isinstance(node, list):
         return "[" + ",".join(_normal(n) for n in node if not _lone_string(n) and not _is_import(n)) + "]"
     if not isinstance(node, ast.AST):
@@ -236,8 +242,7 @@ class Module:
 
 
 def _assigned(cls: ast.ClassDef) -> set[str]:
-    """The names a class's body assigns (its fields), and the attributes its methods set on
-    self."""
+    """The names a class's body assigns (its fields), and the attributes its methods set on self."""
     names = {t.id for s in cls.body if isinstance(s, (ast.Assign, ast.AnnAssign))
              for t in (s.targets if isinstance(s, ast.Assign) else [s.target]) if isinstance(t, ast.Name)}
     return names | {n.attr for n in ast.walk(cls) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
@@ -356,9 +361,9 @@ class Reach:
         return self.seen
 
     def texts(self) -> dict[str, str]:
-        """Each reached definition by its name (its module's too where two modules define
-        that name, or a class of that name, and for a body) with its normalized syntax and what its names resolve to; bodies
-        that hold nothing but definitions and imports are left out."""
+        """Each reached definition but the harness's, by its name (its module's too where two
+        modules define that name, or a class of that name, and for a body) with its normalized
+        syntax and what its names resolve to; bodies of only definitions and imports left out."""
         linked = {t for links in self.links.values() for _, t in links if isinstance(t, tuple)}
         owners: dict[str, set[str]] = {}  # a top-level name -> the modules that define it
         for m, q in self.seen | linked:
@@ -370,7 +375,7 @@ class Reach:
             return f"{link[0]}:{link[1]}" if len(owners[link[1].split(".")[0]]) > 1 or not link[1] else link[1]
 
         found = {}
-        for unit in self.seen:
+        for unit in filter(lambda u: not harness(u), self.seen):
             syntax = self.modules[unit[0]].normal(unit[1])
             if unit[1] or syntax not in ("Module()", "Module(body=[])"):
                 names = sorted({f"{text}={label(t)}" for text, t in self.links.get(unit, ())})
@@ -379,15 +384,13 @@ class Reach:
 
 
 def reached(experiment: Path, existing: bool = False) -> dict[str, str]:
-    """The code an experiment runs, on the project's containers (or against an existing
-    server: `existing`): each definition it reaches, by name, as `Reach.texts` gives it."""
+    """The code an experiment runs on containers (or an existing server: `existing`), as `Reach.texts` gives it."""
     return walk(experiment, existing).texts()
 
 
 def walk(experiment: Path, existing: bool = False) -> Reach:
     """An experiment's reach, done (`seen`: the definitions by module)."""
-    roots = roots_of(experiment)
-    paths = closure(experiment)
+    roots, paths = roots_of(experiment), closure(experiment)
     names = {p: name_of(p, roots) for p in paths}
     modules = {name: module(name, p) for p, name in names.items()}
     entries = [(m, q) for m in modules for q in modules[m].entries] + [(names[experiment], "run")]

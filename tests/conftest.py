@@ -93,14 +93,14 @@ class Watcher:
             return
         self._stop.set()
         self._thread.join()
-        from repro.lab import engine
-        c = engine.client()
+        from repro.lab.harness import images
+        c = images.client()
         self.seen += [json.dumps(e) for e in c.events(since=self.since, until=time.time() + 1, decode=True)]
 
     def _watch(self) -> None:
         import docker.errors
-        from repro.lab import engine
-        c = engine.client()
+        from repro.lab.harness import images
+        c = images.client()
         while not self._stop.is_set():
             self.seen.append(subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout)
             # The low-level list: the high-level one inspects each container outside this try.

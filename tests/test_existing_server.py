@@ -27,7 +27,7 @@ from conftest import Watcher
 
 from existing_server import NO_CREATEDB, ExistingServer, binaries, running
 from repro.lab.runlock import engine_lock
-from repro.lab.servers import leftovers
+from repro.lab.harness.containers import leftovers
 
 ROOT = Path(__file__).resolve().parent.parent
 

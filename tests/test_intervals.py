@@ -25,7 +25,8 @@ import pytest
 
 import simulate
 from repro import noise, registry
-from repro.lab.measure import Plan, Progress, decidable, run_rounds
+from repro.lab.harness.progress import Progress
+from repro.lab.measure import Plan, decidable, run_rounds
 from repro.stats import BETWEEN_RUNS, Rounds, Sample, pool
 from repro.text import Text
 from repro.verdict import (CONTRADICTED, INCONCLUSIVE, REPRODUCED, Above, Check, Environment, Finding, Measure,

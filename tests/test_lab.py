@@ -22,7 +22,8 @@ from repro.lab import engine
 from repro.lab.pgtools import parse_test_timing
 from repro.lab.beside import lab_for, named_image
 from repro.lab.existing import without_password
-from repro.lab.servers import Lab, leftovers
+from repro.lab.harness.containers import leftovers
+from repro.lab.servers import Lab
 from repro.lab.strace import traced
 
 ROOT = Path(__file__).resolve().parent.parent

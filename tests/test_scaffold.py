@@ -13,7 +13,8 @@ from conftest import Watcher
 from repro.errors import ReproError
 from repro.lab import runner
 from repro.lab.existing import without_password
-from repro.lab.servers import Lab, leftovers
+from repro.lab.harness.containers import leftovers
+from repro.lab.servers import Lab
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -11,7 +11,8 @@ from scipy import stats as scipy_stats
 
 from repro import compare, registry, requirements, results, verdict_words
 from repro.errors import ReproError
-from repro.lab.measure import Plan, Progress, decidable, rotated, run_rounds
+from repro.lab.harness.progress import Progress
+from repro.lab.measure import Plan, decidable, rotated, run_rounds
 from repro.lab.pgtools import parse_test_fsync, parse_test_timing
 from repro.lab.wal import lsn, lsn_text, spelled
 from repro.lab.waits import CpuReading, container_share, cpu_split, parse_cpu_reading

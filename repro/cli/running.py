@@ -141,13 +141,13 @@ def add_clean(sub: Commands) -> None:
 
 def cmd_clean(args: argparse.Namespace) -> int:
     """Remove what killed runs left; refuse while a run holds the engine (it owns its own)."""
-    from ..lab import engine
+    from ..lab.harness import images
     from ..lab.runlock import engine_lock
-    from ..lab.servers import leftovers
+    from ..lab.harness.containers import leftovers
     with engine_lock("repro clean", refusal="its containers are its own: clean again once it "
                                             "has ended"):
         ids = leftovers()
-        c = engine.client()
+        c = images.client()
         for ident in ids:
             try:
                 c.containers.get(ident).remove(force=True, v=True)

@@ -16,7 +16,8 @@ import docker.errors
 
 from ..errors import ReproError
 from ..text import Text
-from . import engine, provenance
+from . import provenance
+from .harness import images
 from .context import RunContext
 from .servers import ContainerServer, Lab
 
@@ -32,16 +33,16 @@ def lab_for(stack: ExitStack, major: float, image: str | None = None) -> Lab:
     return lab
 
 
-def named_image(name: str) -> engine.Image:
+def named_image(name: str) -> images.Image:
     """An image made by one of the project's own recipes, with what its labels say."""
     try:
-        found = engine.client().images.get(name)
+        found = images.client().images.get(name)
     except docker.errors.ImageNotFound:
         raise ReproError(f"no image {name}: run `make images`") from None
-    labels = {k.removeprefix(engine.LABEL): v for k, v in (found.labels or {}).items()}
-    return engine.Image(name, found.id, labels.get("origin", "unknown"), labels.get("recipe", found.id),
-                        labels.get("version", "unknown"),
-                        frozenset(f for f in labels.get("features", "").split(",") if f))
+    labels = {k.removeprefix(images.LABEL): v for k, v in (found.labels or {}).items()}
+    return images.Image(name, found.id, labels.get("origin", "unknown"), labels.get("recipe", found.id),
+                         labels.get("version", "unknown"),
+                         frozenset(f for f in labels.get("features", "").split(",") if f))
 
 
 def start_all(ctx: RunContext, starts: list[Start], prepare: Callable[[ContainerServer], None],

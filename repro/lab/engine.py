@@ -1,59 +1,15 @@
-"""The Docker engine the lab runs on, and the PostgreSQL images it offers.
-
-Images are `repro-postgres:<major>`, made by `make images` (images/ensure.sh): the
-official `postgres:<major>` plus a layer with what chapters need where a registry
-answers; otherwise an equivalent built offline from Debian's packages (13, 15, 17,
-18) or from relocatable server binaries on Maven Central (9.6 to 16). Each image's
-labels say where it came from, its recipe's hash, its PostgreSQL version and the
-features it carries (extensions, tools, JIT), so a chapter that needs what an image
-lacks is "not applicable" on that major instead of crashing.
-"""
+"""Where the Docker engine runs, and what it says of its machine. Kept apart from the
+harness (repro/lab/harness/images.py: the engine's client, the images): whether the engine
+is this machine's decides where the harness's own threads run beside the servers (CPU
+placement, waits.PinnedActivitySampler) as well as the address it reaches them on, and
+chapters read the engine's CPU count; both key the runs."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-import docker
-import docker.errors
-
-from .. import majors
-from ..errors import ReproError
-
-LABEL = "io.repro.image."  # labels: origin, recipe, version, features
-
-
-@dataclass(frozen=True)
-class Image:
-    """The image a server ran from, as recorded in provenance."""
-
-    name: str
-    id: str
-    origin: str
-    recipe: str
-    version: str
-    features: frozenset[str]
-
-    @property
-    def key(self) -> str:
-        """What of the image keys the cache: how it was made and which PostgreSQL it runs."""
-        return f"{self.origin}/{self.recipe}/{self.version}"
-
-
-@cache
-def client() -> docker.DockerClient:
-    """A client for the engine at DOCKER_HOST (or the local socket); fail clearly without one."""
-    where = os.environ.get("DOCKER_HOST", "unix:///var/run/docker.sock")
-    try:
-        c = docker.from_env(timeout=300)
-        c.ping()
-    except Exception as exc:  # docker raises several unrelated types here
-        raise ReproError(
-            f"no Docker engine reachable at {where}: start one (as root on Debian, "
-            f"`make engine` installs and starts docker.io) or set DOCKER_HOST"
-        ) from exc
-    return c
+from .harness.images import client
 
 
 def is_local() -> bool:
@@ -65,17 +21,3 @@ def is_local() -> bool:
 @cache
 def info() -> dict[str, Any]:
     return client().info()
-
-
-def resolve_image(major: float) -> Image:
-    """The image for a major, with what its labels say about it."""
-    name = f"repro-postgres:{majors.name(major)}"
-    try:
-        found = client().images.get(name)
-    except docker.errors.ImageNotFound:
-        raise ReproError(f"no image {name}: run `make images MAJORS={majors.name(major)}` "
-                         f"(builds it, offline if no registry answers)") from None
-    labels = found.labels or {}
-    return Image(name, found.id, labels.get(LABEL + "origin", "unknown"),
-                 labels.get(LABEL + "recipe", found.id), labels.get(LABEL + "version", "unknown"),
-                 frozenset(f for f in labels.get(LABEL + "features", "").split(",") if f))

@@ -30,7 +30,7 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from .. import majors
 from ..errors import ReproError
 from ..text import Text
-from . import engine
+from .harness import images
 from .servers import Lab, Server, _options
 
 
@@ -300,11 +300,11 @@ class LocalClient:
         return LocalClient(bindir, versions)
 
     @property
-    def image(self) -> engine.Image:
+    def image(self) -> images.Image:
         """What keys a run's cache in an image's place: these programs' versions."""
         version = self.versions["pgbench"]
         digest = hashlib.sha256(version.encode()).hexdigest()
-        return engine.Image("local client programs", f"sha256:{digest}", "local", version, version, frozenset())
+        return images.Image("local client programs", f"sha256:{digest}", "local", version, version, frozenset())
 
     def provenance(self) -> dict[str, Any]:
         return {"kind": "local", "programs": dict(self.versions), "bindir": self.bindir or "PATH"}
@@ -337,7 +337,7 @@ def client_for(choice: str | None, server_major: float) -> LocalClient | None:
     answers) or a helper container (`docker`, None here)."""
     if choice is None:
         try:
-            engine.client()
+            images.client()
             return None
         except ReproError:
             pass

@@ -15,14 +15,16 @@ each look's 95 % interval calls a finding whose true value sits on its threshold
 """
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..stats import Rounds
 from ..verdict import INCONCLUSIVE, CheckResult, Environment, Finding
+
+if TYPE_CHECKING:
+    from .harness.progress import Progress
 
 T = TypeVar("T")
 
@@ -41,25 +43,16 @@ def rotated(items: Sequence[T], round_no: int) -> list[T]:
     return order[::-1] if round_no % 2 else order
 
 
-def _clock(seconds: float) -> str:
-    return f"{int(seconds) // 60}:{int(seconds) % 60:02d}"
+class Stopwatch:
+    """The run's clock: rounds beyond the minimum stop at the scale's budget of its time."""
 
-
-class Progress:
-    """Prints which step runs, elapsed time and, inside rounds, an estimate of what is left."""
-
-    def __init__(self, chapter: str, out: Callable[[str], None] | None = None):
-        self.chapter = chapter
+    def __init__(self) -> None:
         self.start = time.monotonic()
-        self.out = out or (lambda line: print(line, file=sys.stderr, flush=True))
 
     @property
     def elapsed(self) -> float:
+        """Seconds since the run started."""
         return time.monotonic() - self.start
-
-    def note(self, what: str, left_s: float | None = None) -> None:
-        left = f", ~{_clock(left_s)} left" if left_s is not None else ""
-        self.out(f"[{self.chapter} {_clock(self.elapsed)}{left}] {what}")
 
 
 @dataclass

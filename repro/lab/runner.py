@@ -16,8 +16,10 @@ from ..text import Text
 from ..verdict import Environment
 from ..verdict_words import verdict_dict
 from . import engine, provenance
+from .harness import images
+from .harness.progress import Progress
 from .context import RunContext
-from .measure import Progress, decidable
+from .measure import decidable
 from .runlock import engine_lock
 from .existing import check_dsn, extensions, without_password
 from .servers import Lab
@@ -49,10 +51,10 @@ def stored(path: Any, chapter: Chapter, warn: Callable[[str], None]) -> dict[str
 
 
 def _keyed(chapter: Chapter, scale: str, major: float, lab_major: float, dsn: str | None,
-           client: LocalClient | None = None) -> tuple[engine.Image, dict[str, Any], Path]:
+           client: LocalClient | None = None) -> tuple[images.Image, dict[str, Any], Path]:
     """The image a run uses (this machine's client programs in its place), the key of its
     result, and where the result goes."""
-    image = client.image if client else engine.resolve_image(lab_major)
+    image = client.image if client else images.resolve_image(lab_major)
     target = target_of(dsn)
     key = results.cache_key(chapter.experiment_hash(scale, target), scale, image.key, target)
     return image, key, results.path_for(chapter.name, major, scale, key["target"])

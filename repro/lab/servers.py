@@ -1,64 +1,38 @@
-"""PostgreSQL servers for experiments: containers (testcontainers) or an existing DSN.
+"""PostgreSQL servers for experiments as they shape what is measured: containers
+(testcontainers) or an existing DSN.
 
-A `Lab` owns every container and network it starts and removes them when it
-exits, also on an exception, Ctrl-C or SIGTERM/SIGHUP, so a run leaves nothing
-behind: what it recorded, and anything else that carries its run's label.
-
-Nothing of a run is open to the network: with a local engine each server's port is
-published on 127.0.0.1 only, and every run has its own random superuser password. The
-password reaches a container as a file copied in before it starts (the image's
-POSTGRES_PASSWORD_FILE), never in an environment or a command line that `docker inspect`,
-`docker events` or `ps` would show; readiness is polled from here, not by an exec in the
-container. A given DSN carries no password (libpq's PGPASSWORD, ~/.pgpass or a service
-file supply it), and client programs beside it get the password in their environment.
+What a server is asked to do keys the runs: its command line (the fixed settings and the
+experiment's, less those its major lacks), its shared memory and capabilities, statements
+in autocommit on a connection each, pgbench and its session settings, where client
+programs run and how they connect, a restart's settings layer and shutdown, CPU pinning,
+standbys. How the lab starts, reaches and removes servers is the harness's
+(harness/containers.py, harness/connections.py), followed by the key but not hashed.
 
 Settings that differ between images and change what is measured are fixed on every server
 of every major (FIXED): JIT, which only 11 and later have, is off, as on 9.6 and 10.
 """
 from __future__ import annotations
 
-import io
-import os
-import secrets
 import shlex
-import signal
-import tarfile
-import threading
 import time
-import uuid
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from types import FrameType, TracebackType
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .. import majors
-from . import engine
+from psycopg import sql as pgsql
+
 from ..errors import ReproError
 from ..text import Text
+from .harness import images
+from .harness.connections import Endpoint, InContainer
+from .harness.containers import DB, RUN_LABEL, USER, Containers
 from .pgbench import PgbenchResult, parse
 
 if TYPE_CHECKING:
+    from testcontainers.core.network import Network
+
     from .existing import ExternalServer
 
-os.environ.setdefault("TESTCONTAINERS_RYUK_DISABLED", "true")  # no reaper image offline
-if engine.is_local():
-    # connect to the published port on this machine's loopback (also when the harness
-    # itself runs in a container, where testcontainers would pick the bridge gateway)
-    os.environ.setdefault("TESTCONTAINERS_HOST_OVERRIDE", "127.0.0.1")
-    os.environ.setdefault("TESTCONTAINERS_CONNECTION_MODE", "docker_host")
-os.environ.setdefault("TC_POOLING_INTERVAL", "0.1")  # readiness poll; the default is 1 s
-
-import psycopg  # noqa: E402
-from psycopg import sql as pgsql  # noqa: E402
-from testcontainers.core.container import DockerContainer  # noqa: E402
-from testcontainers.core.network import Network  # noqa: E402
-
-RUN_LABEL = "io.repro.run"
-USER, DB = "postgres", "bench"
 SOCKET_DIR = "/var/run/postgresql"
-SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-PASSWORD_FILE = "/run/repro/password"  # in the container; the image reads it at initdb
-START_TIMEOUT_S = 300  # initdb, or a standby's base backup, before the first connection
 
 
 def fixed_settings(major: float) -> dict[str, str]:
@@ -66,23 +40,15 @@ def fixed_settings(major: float) -> dict[str, str]:
     return {"jit": "off"} if major >= 11 else {}
 
 
-class Server:
+class Server(Endpoint):
     """What experiments need of a server, wherever it runs."""
 
     major: float  # the server's major (9.6, 17)
-    image: engine.Image | None  # the image it runs (its features), None for an existing server
+    image: images.Image | None  # the image it runs (its features), None for an existing server
     role: Text | str  # what the server is for, shown in provenance
     absent: Sequence[str] = ()  # settings asked for that this major does not have (left out)
     session: dict[str, str] = {}  # settings set per session (an existing server only)
     unapplied: dict[str, tuple[str, str]] = {}  # asked for, but the existing server's differ
-
-    def conninfo(self) -> str:
-        """A libpq connection string for clients of this server (psycopg)."""
-        raise NotImplementedError
-
-    def _client_exec(self, cmd: list[str], env: dict[str, str]) -> tuple[int, str]:
-        """Run a client program (pgbench, psql, pg_test_timing) next to the server."""
-        raise NotImplementedError
 
     def _client_target(self) -> list[str]:
         """The connection arguments for pgbench/psql run by `_client_exec`."""
@@ -90,33 +56,11 @@ class Server:
 
     def sql(self, query: str | pgsql.Composable, params: tuple | dict | None = None
             ) -> list[tuple]:
-        """Run one statement in autocommit mode; return its rows (empty if none)."""
-        with psycopg.connect(self.conninfo(), autocommit=True, connect_timeout=10) as conn:
+        """Run one statement in autocommit mode, on a connection of its own; return its rows
+        (empty if none)."""
+        with self._connect(autocommit=True) as conn:
             cur = conn.execute(query, params)
             return cur.fetchall() if cur.description else []
-
-    def run(self, cmd: list[str], env: dict[str, str] | None = None) -> str:
-        """Run a client-side program; raise with its output if it fails."""
-        code, out = self._client_exec(cmd, env or {})
-        if code != 0:
-            tail = "\n".join(out.strip().splitlines()[-5:])
-            raise ReproError(f"`{shlex.join(cmd)}` failed (exit {code}):\n{tail}")
-        return out
-
-    @property
-    def docker(self) -> Any:
-        """The container where client programs (pgbench, psql) run."""
-        raise NotImplementedError
-
-    def put_file(self, path: str, text: str) -> None:
-        """Write a text file where the client programs run (pgbench scripts)."""
-        data = text.encode()
-        buf = io.BytesIO()
-        with tarfile.open(fileobj=buf, mode="w") as tar:
-            info = tarfile.TarInfo(os.path.basename(path))
-            info.size, info.mode = len(data), 0o644
-            tar.addfile(info, io.BytesIO(data))
-        self.docker.put_archive(os.path.dirname(path), buf.getvalue())
 
     def pgbench(self, args: list[str], scripts: dict[str, str] | None = None,
                 options: dict[str, str] | None = None) -> PgbenchResult:
@@ -146,33 +90,12 @@ class Server:
         self.sql("SELECT pg_reload_conf()")
 
 
-class ContainerServer(Server):
+class ContainerServer(Server, InContainer):
     """A server in a container of the lab; settings can change with a restart."""
 
-    def __init__(self, container: DockerContainer, image: engine.Image, major: float,
-                 password: str, role: Text | str, alias: str | None,
-                 absent: Sequence[str] = ()) -> None:
-        self.container = container  # the testcontainers container
-        self.image = image  # the image it runs (its features)
-        self.major = major  # the server's major
-        self.role = role  # what the server is for, shown in provenance
-        self.alias = alias  # its name on the lab's network (standbys, peers)
-        self.absent = list(absent)  # settings asked for that this major does not have
-        self._password = password
-
-    @property
-    def docker(self) -> Any:
-        """The Docker SDK's container (update its cpuset, read its stats)."""
-        return self.container.get_wrapped_container()
-
-    def conninfo(self) -> str:
-        host = self.container.get_container_host_ip()
-        port = self.container.get_exposed_port(5432)
-        return f"host={host} port={port} user={USER} password={self._password} dbname={DB}"
-
     def _client_exec(self, cmd: list[str], env: dict[str, str]) -> tuple[int, str]:
-        result = self.docker.exec_run(cmd, user="postgres", environment=env)
-        return result.exit_code, result.output.decode(errors="replace")
+        """In the server's own container, as its postgres user: where the client runs."""
+        return self._exec(cmd, user="postgres", environment=env)
 
     def _client_target(self) -> list[str]:
         return ["-h", SOCKET_DIR, "-U", USER, DB]
@@ -205,27 +128,7 @@ class ContainerServer(Server):
                 self.sql(pgsql.SQL("ALTER SYSTEM SET {} = {}").format(pgsql.Identifier(key),
                                                                       pgsql.Literal(value)))
         self.docker.kill(signal="SIGINT")  # fast shutdown, as the official image's STOPSIGNAL
-        self.docker.wait(timeout=60)
-        self.docker.start()
-        self.wait_ready(60)
-
-    def wait_ready(self, timeout_s: float) -> None:
-        """Poll from here until the server accepts connections over TCP: the image's initdb
-        server listens on its socket only, so the first success is the real server (the
-        host port may change on restart). A container that exits fails at once."""
-        deadline = time.monotonic() + timeout_s
-        while True:
-            try:
-                self.docker.reload()
-                with psycopg.connect(self.conninfo(), connect_timeout=2):
-                    return
-            except (psycopg.OperationalError, TypeError, KeyError, ConnectionError, TimeoutError):
-                if self.docker.status == "exited" or time.monotonic() > deadline:
-                    raise ReproError(f"server {self.alias or self.docker.short_id} did not "
-                                     + ("start (the container exited)" if self.docker.status == "exited"
-                                        else f"accept connections within {timeout_s:.0f} s")
-                                     + ":\n" + self.docker.logs(tail=5).decode(errors="replace"))
-                time.sleep(0.1)
+        self._start_again()
 
 
 def _options(settings: dict[str, str]) -> str:
@@ -238,98 +141,8 @@ def _pgoptions(options: dict[str, str] | None) -> dict[str, str]:
     return {"PGOPTIONS": _options(options or {})}
 
 
-class Lab:
+class Lab(Containers):
     """Starts servers and networks for one run and removes all of them on exit."""
-
-    def __init__(self, major: float = majors.DEFAULT_MAJOR) -> None:
-        self.major = major  # the major under test
-        self.run_id = uuid.uuid4().hex[:12]  # labels the run's containers and networks
-        self.password = secrets.token_urlsafe(24)  # this run's superuser password
-        self.image: engine.Image | None = None  # the major's image, once a server started (its features)
-        self.servers: list[Server] = []  # every server started so far
-        self._containers: list[Any] = []
-        self._networks: list[Network] = []
-        self._previous: dict[int, Any] = {}
-        self._starting = False
-        self._pending: int | None = None
-        self._known: frozenset[str] | None = None
-        self._helper: Any = None  # the client container beside an existing server
-        self._external = threading.Lock()
-        self._databases: list[tuple[str, str]] = []  # (DSN, scratch database) to drop
-
-    # -- life cycle ---------------------------------------------------------
-    def __enter__(self) -> Lab:
-        for sig in SIGNALS:
-            self._previous[sig] = signal.signal(sig, self._interrupt)
-        return self
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        # Ignore further interrupts while cleaning up, so a second Ctrl-C cannot strand a container.
-        for sig in SIGNALS:
-            signal.signal(sig, signal.SIG_IGN)
-        try:
-            self.close()
-        finally:
-            for sig, handler in self._previous.items():
-                signal.signal(sig, handler)
-
-    def _interrupt(self, signum: int, frame: FrameType | None) -> None:
-        """Turn a signal into KeyboardInterrupt so `with Lab()` cleans up; while a container is
-        being created, only once it exists (a second signal does not wait)."""
-        if self._starting and self._pending is None:
-            self._pending = signum
-            return
-        raise KeyboardInterrupt(f"signal {signum}")
-
-    @contextmanager
-    def _creating(self) -> Iterator[None]:
-        self._starting = True
-        try:
-            yield
-        finally:
-            self._starting = False
-            if self._pending is not None:
-                raise KeyboardInterrupt(f"signal {self._pending}")
-
-    def close(self) -> None:
-        """Drop the scratch databases on existing servers, then remove every container and
-        network of this run: those recorded, then anything else carrying the run's label (a
-        container whose creation a signal cut short)."""
-        from .existing import _drop_database  # existing.py builds on this module
-        failed = []
-        for dsn, name in self._databases:
-            try:
-                _drop_database(dsn, name)
-            except (psycopg.Error, ReproError) as exc:
-                failed.append(f"{name}: {str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__}")
-        self._databases.clear()
-        c = engine.client()
-        label = {"label": f"{RUN_LABEL}={self.run_id}"}
-        containers = list(reversed(self._containers))
-        containers += [x for x in c.containers.list(all=True, filters=label)
-                       if x.id not in {k.id for k in containers}]
-        for container in containers:
-            try:
-                container.remove(force=True, v=True)
-            except Exception:  # already gone is fine; anything else shows in leftovers()
-                pass
-        for network in [*reversed(self._networks), *c.networks.list(filters=label)]:
-            try:
-                network.remove()
-            except Exception:
-                pass
-        self._containers.clear()
-        self._networks.clear()
-        if failed:
-            raise ReproError("could not drop the run's scratch database on the existing server: "
-                             + "; ".join(failed))
-
-    # -- resources ------------------------------------------------------------
-    def _image(self) -> engine.Image:
-        if self.image is None:
-            self.image = engine.resolve_image(self.major)
-        return self.image
 
     def absent(self, settings: dict[str, str]) -> list[str]:
         """The settings this major's server does not have: the originals' postgresql.conf
@@ -337,22 +150,8 @@ class Lab:
         in 14), and a server given one on its command line does not start. The list is
         `postgres --describe-config` of the image; an extension's own (auto_explain.*) are
         not in it and are left to the server."""
-        if self._known is None:
-            out = engine.client().containers.run(
-                self._image().name, ["--describe-config"], entrypoint=["postgres"], user="postgres",
-                network_mode="none", remove=True, labels={RUN_LABEL: self.run_id})
-            self._known = frozenset(line.split("\t", 1)[0].lower()
-                                    for line in out.decode(errors="replace").splitlines())
-        return [k for k in settings if "." not in k and k.lower() not in self._known]
-
-    def network(self) -> Network:
-        """A private Docker network for multi-node topologies."""
-        engine.client()
-        net = Network(docker_network_kw={"labels": {RUN_LABEL: self.run_id}})
-        with self._creating():
-            net.create()
-            self._networks.append(net)
-        return net
+        known = {line.split("\t", 1)[0].lower() for line in self._describe_config().splitlines()}
+        return [k for k in settings if "." not in k and k.lower() not in known]
 
     def server(self, role: Text | str, settings: dict[str, str] | None = None,
                network: Network | None = None, alias: str | None = None, shm_size: str = "256m",
@@ -363,47 +162,20 @@ class Lab:
         `entrypoint` replaces the image's entrypoint; it gets the postgres command line
         as its arguments (see `standby`). `ptrace` adds only CAP_SYS_PTRACE, for strace.
         Every server is recorded for provenance."""
-        image = self._image()
         wanted = fixed_settings(self.major) | (settings or {})
         absent = self.absent(wanted)
         command = ["postgres"]
         for key, value in wanted.items():
             if key not in absent:
                 command += ["-c", f"{key}={value}"]
-        kwargs: dict[str, Any] = {"labels": {RUN_LABEL: self.run_id}, "shm_size": shm_size}
+        options: dict[str, Any] = {"shm_size": shm_size}
         if entrypoint:
-            kwargs["entrypoint"] = entrypoint
+            options["entrypoint"] = entrypoint
         if ptrace:
-            kwargs["cap_add"] = ["SYS_PTRACE"]
-        container = (DockerContainer(image.name)
-                     .with_env("POSTGRES_USER", USER)
-                     .with_env("POSTGRES_DB", DB)
-                     .with_env("POSTGRES_PASSWORD_FILE", PASSWORD_FILE)
-                     .with_copy_into_container(self.password.encode(), PASSWORD_FILE, 0o644)
-                     .with_exposed_ports(5432)
-                     .with_command(command)
-                     .with_kwargs(**kwargs))
-        if engine.is_local():  # published on this machine's loopback only (docker-py: (ip, port))
-            container.ports[5432] = ("127.0.0.1", None)
-        if network is not None:
-            container.with_network(network)
-            if alias:
-                container.with_network_aliases(alias)
-        try:
-            with self._creating():
-                try:
-                    container.start()
-                finally:
-                    if container._container is not None:  # created: ours to remove, ready or not
-                        self._containers.append(container._container)
-        except Exception as exc:
-            raise ReproError(f"PostgreSQL {majors.name(self.major)} ({image.name}) did not "
-                             f"start: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
-                             ) from exc
-        server = ContainerServer(container, image, self.major, self.password, role, alias, absent)
-        server.wait_ready(START_TIMEOUT_S)
-        self.servers.append(server)
-        return server
+            options["cap_add"] = ["SYS_PTRACE"]
+        container = self._container(command, options, network, alias)
+        return self._ready(ContainerServer(container, self._image(), self.major, self.password, role, alias,
+                                           absent))
 
     def standby(self, primary: ContainerServer, network: Network, name: str,
                 settings: dict[str, str] | None = None) -> ContainerServer:
@@ -440,7 +212,7 @@ class Lab:
         image = self._image()
         with self._external, self._creating():  # several roles may start at once (RunContext.servers)
             if self._helper is None:
-                self._helper = engine.client().containers.run(
+                self._helper = images.client().containers.run(
                     image.name, ["sleep", "infinity"], detach=True, network_mode="host",
                     labels={RUN_LABEL: self.run_id}, entrypoint=[])
                 self._containers.append(self._helper)
@@ -469,12 +241,3 @@ if [ ! -s "$PGDATA/PG_VERSION" ]; then
 fi
 exec /usr/local/bin/docker-entrypoint.sh "$@"
 """
-
-
-def leftovers() -> list[str]:
-    """Ids of containers and networks any repro run left behind (for tests and `clean`)."""
-    c = engine.client()
-    found = [x.id for x in c.containers.list(all=True, filters={"label": RUN_LABEL})]
-    found += [n.id for n in c.networks.list(filters={"label": RUN_LABEL})]
-    return found
-

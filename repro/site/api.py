@@ -55,13 +55,29 @@ def find_class(module: str, name: str) -> tuple[ast.ClassDef, list[str]]:
     raise ReproError(f"no class {name} in {path.relative_to(ROOT)}")
 
 
+def imported_bases(module: str, name: str) -> list[tuple[str, str]]:
+    """The class's base classes that the module imports from the project (`from .x import
+    Base`), as (module, name)."""
+    cls, lines = find_class(module, name)
+    found = []
+    for node in ast.parse("\n".join(lines)).body:
+        if isinstance(node, ast.ImportFrom) and node.module:
+            where = ".".join((module.split(".")[:-node.level] if node.level else []) + [node.module])
+            found += [(where, a.name) for a in node.names if where.startswith("repro.")
+                      and any(isinstance(b, ast.Name) and b.id == (a.asname or a.name) for b in cls.bases)]
+    return found
+
+
 def members(module: str, name: str) -> tuple[str, list[Member]]:
-    """The class's docstring's first paragraph and its public members in source order:
-    methods and properties (their docstrings), attributes set in `__init__` or annotated in
-    the class body (their comments), less those a base class in the module has. Raises on a
-    public member with nothing to show."""
+    """The class's docstring's first paragraph and its public members: first those of its
+    base classes from other modules of the project (the harness's, repro/lab/harness/), then
+    its own in source order: methods and properties (their docstrings), attributes set in
+    `__init__` or annotated in the class body (their comments); less those a base class in
+    the module has. Raises on a public member with nothing to show."""
     cls, lines = find_class(module, name)
     found: dict[str, Member] = {}
+    for where, base in imported_bases(module, name):  # the harness's part of a class is shown with it
+        found |= {m.name.split("(")[0]: m for m in members(where, base)[1]}
     for node in cls.body:
         if isinstance(node, ast.FunctionDef) and node.name == "__init__":
             for stmt in ast.walk(node):
@@ -96,7 +112,8 @@ class ApiDirective(Directive):
 
     def build(self) -> list[nodes.Node]:
         module, name, shown_as = self.arguments
-        self.env.note_dependency(str(Path(ROOT, *module.split(".")).with_suffix(".py")))
+        for source in [module, *(where for where, _ in imported_bases(module, name))]:
+            self.env.note_dependency(str(Path(ROOT, *source.split(".")).with_suffix(".py")))
         doc, found = members(module, name)
         caption = Text(f"{shown_as} ({name}, {module})", f"{shown_as} ({name}, {module})")
         english = ["repro-english"]  # the code's own words, in English on both pages (the guide says so)

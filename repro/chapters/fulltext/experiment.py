@@ -42,6 +42,7 @@ import psycopg
 
 from ...errors import ReproError
 from ...lab import engine
+from ...lab.harness import images
 from ...lab.context import RunContext
 from ...lab.poller import Poller
 from ...lab.servers import ContainerServer, Server
@@ -442,7 +443,7 @@ def wanted(ctx: RunContext) -> list[str]:
     every kind, of which Topology keeps those the server and its role allow."""
     if ctx.external:
         return list(KINDS)
-    features = engine.resolve_image(ctx.major).features
+    features = images.resolve_image(ctx.major).features
     return [k for k in KINDS if k not in FEATURE or FEATURE[k] in features]
 
 

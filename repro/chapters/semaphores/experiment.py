@@ -19,6 +19,7 @@ from contextlib import ExitStack
 from typing import Any, Callable
 
 from ...lab import engine
+from ...lab.harness import images
 from ...lab.beside import lab_for, start_all
 from ...lab.context import RunContext
 from ...lab.semaphore_calls import semaphore_sets, traced
@@ -97,8 +98,8 @@ def run(ctx: RunContext) -> None:
                                             prepare, ptrace=True)))
         ctx.record("engine_cpus", engine.info().get("NCPU"))
         ctx.record("versions", {k: s.sql("SHOW server_version")[0][0] for k, s in servers.items()})
-        ctx.record("control_source", engine.client().images.get(f"repro-semaphores:{SYSV}").labels
-                   .get(f"{engine.LABEL}source"))
+        ctx.record("control_source", images.client().images.get(f"repro-semaphores:{SYSV}").labels
+                   .get(f"{images.LABEL}source"))
         ctx.record("semaphore_sets", {k: semaphore_sets(s) for k, s in servers.items()})
         workloads = {k: (UPDATE,) if k in CONTROL else (READ, UPDATE) for k in servers}
         clients = {k: p["control_clients"] if k in CONTROL else p["clients"] for k in servers}

@@ -1,0 +1,124 @@
+"""How the lab reaches a server: its connection string, a connection, the transport of
+client programs and files to where they run, readiness, a container's start again.
+
+Readiness is polled from here, not by an exec in the container. A given DSN carries no
+password (libpq's PGPASSWORD, ~/.pgpass or a service file supply it), and client programs
+beside it get the password in their environment. What a server is asked to do (its SQL in
+autocommit, pgbench, where the client runs, a restart's settings) is the keyed lab's
+(repro/lab/servers.py).
+"""
+from __future__ import annotations
+
+import io
+import os
+import shlex
+import tarfile
+import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import psycopg
+
+from ...errors import ReproError
+from ...text import Text
+from .containers import DB, USER
+from .images import Image
+
+if TYPE_CHECKING:
+    from testcontainers.core.container import DockerContainer
+
+
+class Endpoint:
+    """A server as the lab reaches it, wherever it runs."""
+
+    def conninfo(self) -> str:
+        """A libpq connection string for clients of this server (psycopg)."""
+        raise NotImplementedError
+
+    def _client_exec(self, cmd: list[str], env: dict[str, str]) -> tuple[int, str]:
+        """Run a client program (pgbench, psql, pg_test_timing) next to the server."""
+        raise NotImplementedError
+
+    @property
+    def docker(self) -> Any:
+        """The container where client programs (pgbench, psql) run."""
+        raise NotImplementedError
+
+    def _connect(self, autocommit: bool = False) -> psycopg.Connection:
+        """A new connection to the server: how the lab reaches it (its connection string, a
+        time limit to connect)."""
+        return psycopg.connect(self.conninfo(), autocommit=autocommit, connect_timeout=10)
+
+    def run(self, cmd: list[str], env: dict[str, str] | None = None) -> str:
+        """Run a client-side program; raise with its output if it fails."""
+        code, out = self._client_exec(cmd, env or {})
+        if code != 0:
+            tail = "\n".join(out.strip().splitlines()[-5:])
+            raise ReproError(f"`{shlex.join(cmd)}` failed (exit {code}):\n{tail}")
+        return out
+
+    def put_file(self, path: str, text: str) -> None:
+        """Write a text file where the client programs run (pgbench scripts)."""
+        data = text.encode()
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode="w") as tar:
+            info = tarfile.TarInfo(os.path.basename(path))
+            info.size, info.mode = len(data), 0o644
+            tar.addfile(info, io.BytesIO(data))
+        self.docker.put_archive(os.path.dirname(path), buf.getvalue())
+
+
+class InContainer(Endpoint):
+    """A server in a container of the lab, as the lab reaches it."""
+
+    def __init__(self, container: DockerContainer, image: Image, major: float,
+                 password: str, role: Text | str, alias: str | None,
+                 absent: Sequence[str] = ()) -> None:
+        self.container = container  # the testcontainers container
+        self.image = image  # the image it runs (its features)
+        self.major = major  # the server's major
+        self.role = role  # what the server is for, shown in provenance
+        self.alias = alias  # its name on the lab's network (standbys, peers)
+        self.absent = list(absent)  # settings asked for that this major does not have
+        self._password = password
+
+    @property
+    def docker(self) -> Any:
+        """The Docker SDK's container (update its cpuset, read its stats)."""
+        return self.container.get_wrapped_container()
+
+    def conninfo(self) -> str:
+        host = self.container.get_container_host_ip()
+        port = self.container.get_exposed_port(5432)
+        return f"host={host} port={port} user={USER} password={self._password} dbname={DB}"
+
+    def _exec(self, cmd: list[str], **how: Any) -> tuple[int, str]:
+        """Run a command in the container (docker exec, `how` its options): its exit code and
+        output."""
+        result = self.docker.exec_run(cmd, **how)
+        return result.exit_code, result.output.decode(errors="replace")
+
+    def _start_again(self) -> None:
+        """Once the container has stopped, start it again and wait until the server accepts
+        connections."""
+        self.docker.wait(timeout=60)
+        self.docker.start()
+        self.wait_ready(60)
+
+    def wait_ready(self, timeout_s: float) -> None:
+        """Poll from here until the server accepts connections over TCP: the image's initdb
+        server listens on its socket only, so the first success is the real server (the
+        host port may change on restart). A container that exits fails at once."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                self.docker.reload()
+                with psycopg.connect(self.conninfo(), connect_timeout=2):
+                    return
+            except (psycopg.OperationalError, TypeError, KeyError, ConnectionError, TimeoutError):
+                if self.docker.status == "exited" or time.monotonic() > deadline:
+                    raise ReproError(f"server {self.alias or self.docker.short_id} did not "
+                                     + ("start (the container exited)" if self.docker.status == "exited"
+                                        else f"accept connections within {timeout_s:.0f} s")
+                                     + ":\n" + self.docker.logs(tail=5).decode(errors="replace"))
+                time.sleep(0.1)
