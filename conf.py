@@ -80,7 +80,9 @@ CONTENTS = {"ja": "目次", "en": "Contents"}  # the PDF's table of contents (no
 # map may leave it out of the PDF): Noto CJK (Debian's fonts-noto-cjk, only its Regular
 # and Bold), which also has the simplified Chinese of cited titles that the Adobe-Japan1
 # fonts lack. pdflscape turns the page of a table too wide for it. A finding's kind and
-# claim start lines of their own, as on the site (repro.css: display: block).
+# claim start lines of their own, as on the site (repro.css: display: block). Sphinx numbers
+# a table, figure or code block after the chapter's number even in the appendices ("Table 2.1" in
+# appendix B): there it takes the appendix's letter.
 LATEX_PREAMBLE = r"""
 \usepackage[noto-otc]{pxchfon}
 \setlightminchofont{:0:NotoSerifCJK-Regular.ttc}
@@ -102,6 +104,10 @@ LATEX_PREAMBLE = r"""
 \DeclareUnicodeCharacter{21C5}{\ensuremath{\uparrow\!\downarrow}}
 \expandafter\def\csname DUrolerepro-kind\endcsname#1{\par#1}
 \expandafter\def\csname DUrolerepro-claim\endcsname#1{\par#1}
+\makeatletter
+\g@addto@macro\appendix{\def\thetable{\thechapter.\arabic{table}}\def\thefigure{\thechapter.\arabic{figure}}%
+  \def\theliteralblock{\thechapter.\arabic{literalblock}}}
+\makeatother
 """
 
 
@@ -119,7 +125,8 @@ def _titles(app, config):
     config.latex_engine = "uplatex"  # also for English: its cited titles are Japanese
     config.latex_documents = [("index", f"repro-report-{config.language}.tex", _unbroken(config.project),
                                "repro contributors", "manual")]
-    config.latex_elements = {"extraclassoptions": "openany",  # no blank page before a chapter
+    config.latex_elements = {"papersize": "a4paper",
+                             "extraclassoptions": "openany",  # no blank page before a chapter
                              "preamble": LATEX_PREAMBLE
                              + rf"\renewcommand{{\contentsname}}{{{CONTENTS[config.language]}}}" + "\n"}
 

@@ -16,7 +16,7 @@ from . import store
 from .expectations import expectation_note
 from .glance import judging_note
 from .nodes import (ChapterDirective, badge, details, details_summary, has_findings_table,
-                    note_finding_row, para, source_text, table_node, timestamp, verdict_badge)
+                    note_finding_row, para, pooled_text, source_text, table_node, timestamp, verdict_badge)
 from .revisions import revised_after_note, revisions_block, targets
 from .sources import citation
 from .words import WORDS
@@ -32,15 +32,15 @@ class StatusDirective(ChapterDirective):
             box += para(WORDS["missing" if shown.why == "missing" else "corrupt"](self.lang))
             return [box]
         doc = shown.run.doc
-        source = source_text(shown)(self.lang)
+        source, pooled = source_text(shown)(self.lang), pooled_text(shown)(self.lang)
         if shown.why is None:
             box = nodes.note()
             box += para(WORDS["fresh"](self.lang).format(
-                source=source, duration=f"{doc['provenance']['duration_s']:.0f}"))
+                source=source, pooled=pooled, duration=f"{doc['provenance']['duration_s']:.0f}"))
         else:
             box = nodes.warning()
             reason = WORDS[shown.why](self.lang).format(scale=doc["scale"])
-            box += para(WORDS["stale"](self.lang).format(why=reason, source=source))
+            box += para(WORDS["stale"](self.lang).format(why=reason, source=source, pooled=pooled))
         return [box]
 
 

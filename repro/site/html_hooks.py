@@ -85,6 +85,28 @@ class CardLabels(SphinxPostTransform):
                     entry.insert(0, label)
 
 
+class BreaksAfterSlashes(SphinxPostTransform):
+    """A findings cell wraps between words only (repro.css), so each column is as wide as its
+    longest word; a slash may end a line too, or a name such as
+    "LWLockAcquireOrWait/LWLockRelease" would widen the table past the text column."""
+
+    formats = ("html",)
+    default_priority = 600
+
+    def run(self, **kwargs: Any) -> None:
+        for table in self.document.findall(nodes.table):
+            if "repro-findings" not in table["classes"]:
+                continue
+            for text in list(table.findall(nodes.Text)):
+                if "/" not in text or isinstance(text.parent, nodes.raw):
+                    continue
+                first, *rest = str(text).split("/")
+                pieces: list[nodes.Node] = [nodes.Text(first)]
+                for piece in rest:
+                    pieces += [nodes.Text("/"), nodes.raw("", "<wbr>", format="html"), nodes.Text(piece)]
+                text.parent.replace(text, pieces)
+
+
 def write_sitemap(app: Sphinx, error: Exception | None) -> None:
     """sitemap.xml of the language's pages: absolute addresses when html_baseurl (the
     REPRO_BASEURL of the build) gives the site's public address, else relative ones."""

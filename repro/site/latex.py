@@ -12,14 +12,17 @@ from sphinx.transforms.post_transforms import SphinxPostTransform
 
 from .nodes import details, details_summary
 
-# The text width in points (letter paper, Sphinx's margins), upright and on a landscape page.
-# Column widths are proportions of it (Sphinx's \X{w}{total}): only their ratios and the
-# padding depend on it.
-TEXT_WIDTH, LANDSCAPE_WIDTH = 470, 620
+# The text width in points (A4 paper, Sphinx's margins: 452 and 700), upright and on a
+# landscape page. Column widths are proportions of it (Sphinx's \X{w}{total}): only their
+# ratios and the padding depend on it.
+TEXT_WIDTH, LANDSCAPE_WIDTH = 450, 675
 # (smallest column count, font size command, its size in points, padding each side in
 # points, on a landscape page): the matrix's tables (a column per major) turn the page.
 TABLE_FONTS = ((9, r"\scriptsize", 7.0, 2.5, True), (6, r"\footnotesize", 8.0, 3.5, False),
                (4, r"\small", 9.0, 5.0, False), (1, "", 10.0, 6.0, False))
+# ems() runs wide by about a sixth: a table whose longest words, so estimated, take up to a
+# fifth more than the text width still has room for them when its columns shrink alike.
+SQUEEZE = 1.2
 # A table's paragraphs ragged right: a narrow justified column stretches its spaces wide.
 RAGGED = r"\let\reprostartpar\sphinxAtStartPar\def\sphinxAtStartPar{\raggedright\reprostartpar}"
 
@@ -111,13 +114,19 @@ def words(text: str) -> list[str]:
     return [p for p in pieces if p]
 
 
+def longest_words(columns: list[list[str]], size: float, pad: float) -> list[float]:
+    """Each column's longest word in points, with the padding."""
+    slack = 2 * pad + 4  # bold text runs a little wider than the estimate
+    return [max((ems(w) for cell in col for w in words(cell)), default=1.0) * size + slack for col in columns]
+
+
 def column_widths(columns: list[list[str]], size: float, pad: float, total: float = TEXT_WIDTH) -> list[int]:
     """Each column's width in points: its longest word (or half an even share) at least, its
     longest cell at most, and between the two in proportion to the square root of its
     longest cell, so that a long column gets more room without squeezing a short one (a
     verdict) to a word a line."""
     slack = 2 * pad + 4  # bold text runs a little wider than the estimate
-    least = [max((ems(w) for cell in col for w in words(cell)), default=1.0) * size + slack for col in columns]
+    least = longest_words(columns, size, pad)
     most = [max(max((ems(cell) for cell in col), default=1.0) * size + slack, low)
             for col, low in zip(columns, least)]
     floor = total / (2 * len(columns))  # no column narrower than half an even share, if it has the text
@@ -135,17 +144,22 @@ def column_widths(columns: list[list[str]], size: float, pad: float, total: floa
     return [round(w) for w in widths(low)]
 
 
-def table_font(cols: int) -> tuple[str, float, float, bool]:
+def table_font(columns: list[list[str]]) -> tuple[str, float, float, bool]:
     """The font size command, its size, the padding and whether the page turns, for a table
-    of `cols` columns."""
-    return next(font[1:] for font in TABLE_FONTS if cols >= font[0])
+    of these columns: by their number, and one size smaller on an upright page where their
+    longest words do not fit its width together (they would run into the next column)."""
+    i = next(i for i, font in enumerate(TABLE_FONTS) if len(columns) >= font[0])
+    tex, size, pad, turn = TABLE_FONTS[i][1:]
+    if i and not turn and sum(longest_words(columns, size, pad)) > TEXT_WIDTH * SQUEEZE:
+        tex, size, pad = TABLE_FONTS[i - 1][1:4]
+    return tex, size, pad, turn
 
 
 class FittedTables(SphinxPostTransform):
     """Sphinx sets a table on one page (a tall one runs past the footer) and, when a cell
     holds a list, at equal column widths (a short column's heading is cut). Here each table
     that is not inside another breaks across pages (longtable), in a smaller font the more
-    columns it has, at column widths fitted to its cells."""
+    columns it has (or the longer its words), at column widths fitted to its cells."""
 
     builders = ("latex",)
     default_priority = 410
@@ -163,7 +177,7 @@ class FittedTables(SphinxPostTransform):
                 for i, entry in enumerate(c for c in row.children if isinstance(c, nodes.entry)):
                     if i < len(columns) and not entry.get("morecols"):
                         columns[i].append(shown_text(entry))
-            tex, size, pad, turn = table_font(len(specs))
+            tex, size, pad, turn = table_font(columns)
             for spec, width in zip(specs, column_widths(columns, size, pad, LANDSCAPE_WIDTH if turn else TEXT_WIDTH)):
                 spec["colwidth"] = width
             table["classes"] += ["colwidths-given", "longtable"]

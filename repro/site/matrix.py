@@ -15,7 +15,7 @@ from ..verdict import (CHANGED, CONTRADICTED, INCONCLUSIVE, NOT_APPLICABLE, PART
 from ..verdict_words import KIND, badge_of
 from . import store
 from .expectations import DECLARED_AFTER, PREDICTED, mark_nodes
-from .nodes import (ChapterDirective, Directive, details, details_summary, para, source_text, table_node,
+from .nodes import (ChapterDirective, Directive, details, details_summary, para, source_sentences, table_node,
                     verdict_badge)
 from .revisions import revised_after_note
 from .words import WORDS
@@ -165,7 +165,7 @@ def _measured_where(shown: store.Shown, lang: str) -> nodes.Node:
     line = details_summary()
     line += nodes.inline(text=f"{prov['started'][5:10]}\n{commit}".strip())  # one per line (CSS)
     cell += line
-    cell += para(source_text(shown)(lang), ["repro-reason"])
+    cell += para(source_sentences(shown)(lang), ["repro-reason"])
     return cell
 
 

@@ -18,7 +18,7 @@ from ..text import Number, Text
 from ..verdict import Verdict
 from ..verdict_words import badge_of
 from . import store
-from .words import STATUS, WORDS
+from .words import STATUS
 
 
 def sealed(result: list[nodes.Node]) -> list[nodes.Node]:
@@ -107,30 +107,43 @@ def verdict_badge(v: Verdict, lang: str, stale: bool = False) -> nodes.inline:
 
 
 def source_text(shown: store.Shown) -> Text:
-    """Where a result's numbers come from: this build's run, or a stored run with its date,
-    machine, commit and whether the tree had uncommitted changes."""
+    """Where a result's numbers come from, as a noun phrase: this build's run, or a stored
+    run with its date, machine, commit and whether the tree had uncommitted changes."""
     doc = shown.run.doc
     prov, host = doc["provenance"], doc["provenance"]["host"]
     major, when = majors.name(doc["major"]), timestamp(prov["started"])
-    others = len(shown.pool.runs) - 1 if shown.pool is not None else 0
-    pooled = Text(f"。区間のある推定値は、同じ実験の保存された {others} 回の実行とプールしています",
-                  f"; estimates with an interval pool it with {others} stored run{'s' if others > 1 else ''} "
-                  f"of the same experiment") if others else Text("", "")
     if shown.this_build:
-        return Text(f"このビルドの実行 (PostgreSQL {major}、{when}、`{doc['scale']}` スケール){pooled.ja}",
-                    f"this build's run (PostgreSQL {major}, {when}, {doc['scale']} scale){pooled.en}")
+        return Text(f"このビルドの実行 (PostgreSQL {major}、{when}、`{doc['scale']}` スケール)",
+                    f"this build's run (PostgreSQL {major}, {when}, {doc['scale']} scale)")
     git = prov.get("git") or {}
     commit = (git.get("commit") or "?")[:10]
     model, cpus = (host.get('cpu_model') or '?').split(' @')[0], host.get('engine_cpus')
     dirty = Text("、未コミットの変更あり", ", with uncommitted changes") if git.get("dirty") else Text("", "")
     return Text(f"保存された実行 (PostgreSQL {major}、{when}、`{doc['scale']}` スケール、CPU {cpus} 個 ({model})、"
-                f"コミット {commit}{dirty.ja}){pooled.ja}",
+                f"コミット {commit}{dirty.ja})",
                 f"a stored run (PostgreSQL {major}, {when}, {doc['scale']} scale, {cpus} CPUs ({model}), "
-                f"commit {commit}{dirty.en}){pooled.en}")
+                f"commit {commit}{dirty.en})")
+
+
+def pooled_text(shown: store.Shown) -> Text:
+    """A sentence on the stored runs that the estimates with an interval pool with the run
+    source_text names (in English with a space before it), or nothing when there are none."""
+    others = len(shown.pool.runs) - 1 if shown.pool is not None else 0
+    if not others:
+        return Text("", "")
+    return Text(f"区間のある推定値は、この実行と、同じ実験の保存された {others} 回の実行をプールして求めています。",
+                f" Estimates with an interval pool this run with {others} stored run{'s' if others > 1 else ''} "
+                f"of the same experiment.")
+
+
+def source_sentences(shown: store.Shown) -> Text:
+    """The run that a table, a chart or a matrix cell comes from, and the runs pooled with it."""
+    source, pooled = source_text(shown), pooled_text(shown)
+    return Text(f"出所: {source.ja}。{pooled.ja}", f"Source: {source.en}.{pooled.en}")
 
 
 def source_para(shown: store.Shown, lang: str) -> nodes.paragraph:
-    return para(WORDS["source"](lang) + source_text(shown)(lang), ["repro-source"])
+    return para(source_sentences(shown)(lang), ["repro-source"])
 
 
 def para(text: str, classes: list[str] | None = None) -> nodes.paragraph:

@@ -33,7 +33,7 @@ from .api import ApiDirective
 from .chapter_page import FindingsDirective, RoundsDirective, StatusDirective
 from .downloads import DownloadDirective, EverythingDirective
 from .glance import GlanceDirective
-from .html_hooks import CardLabels, OneIdPerElement, check_diagrams, describe_page, write_sitemap
+from .html_hooks import BreaksAfterSlashes, CardLabels, OneIdPerElement, check_diagrams, describe_page, write_sitemap
 from .latex import ChaptersOfTheReport, FittedTables, depart_details_latex, visit_details_latex
 from .machines import MachinesDirective
 from .matrix import MajorsDirective, MatrixDirective
@@ -91,5 +91,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_post_transform(ChaptersOfTheReport)
     app.add_post_transform(FittedTables)
     app.add_post_transform(CardLabels)
+    app.add_post_transform(BreaksAfterSlashes)
     return {"version": "2", "env_version": code_version(), "parallel_read_safe": True,
             "parallel_write_safe": True}

@@ -53,7 +53,6 @@ WORDS = {
     "revised": Text("改訂", "revised"),
     "declared": Text("宣言", "declared"),
     "withdrawn": Text("取り下げ", "withdrawn"),
-    "source": Text("出所: ", "Source: "),
     "kind": Text("種類", "Kind"),
     "on_majors": Text("{majors} で「{badge}」", "{badge} on {majors}"),
     "no_other_majors": Text("比べられるほかのメジャーバージョンの結果はまだありません。",
@@ -92,15 +91,16 @@ WORDS = {
                     "This chapter has no result yet; `make html` runs it."),
     "corrupt": Text("結果ファイルが壊れています。", "The result file is corrupt."),
     "stale": Text("注意: 下の数値はこのビルドの実験コードで測ったものではありません ({why})。出所は{source}です。"
-                  "`make html` (REPRO=cached なし) で再実行されます。",
+                  "{pooled}`make html` (REPRO=cached なし) で再実行されます。",
                   "Caution: the numbers below were not measured by this build's experiment code "
-                  "({why}); they come from {source}. `make html` without REPRO=cached runs the chapter again."),
+                  "({why}); they come from {source}.{pooled} `make html` without REPRO=cached runs the chapter "
+                  "again."),
     "code_changed": Text("実験のコードが変わっています", "the experiment has changed"),
     "scale_changed": Text("スケールが `{scale}` です", "it was run at {scale} scale"),
-    "fresh": Text("このページの数値は、ことわりのないかぎり{source}の結果 ({duration} 秒) から生成されています。"
-                  "別の実行からの表と図には、その出所を添えています。",
-                  "Unless said otherwise, the numbers on this page come from {source} ({duration} s); "
-                  "a table or chart from another run names its source."),
+    "fresh": Text("ことわりのないかぎり、このページの数値は{source}の結果から求めたものです (実行時間 {duration} 秒)。"
+                  "{pooled}別の実行からの表と図には、その出所を添えています。",
+                  "Unless said otherwise, the numbers on this page come from {source}, which took {duration} s."
+                  "{pooled} A table or chart from another run names its source."),
     "stale_mark": Text("(!) この結果は、このビルドの実験コードやスケールで測ったものではありません。",
                        "(!) this result was not measured with this build's experiment code or scale."),
     "no_result": Text("(結果なし)", "(no result)"),
