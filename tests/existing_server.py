@@ -19,7 +19,7 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 SUPERUSER = "bench"  # what the chapters' docstrings say a run against an existing server needs
@@ -50,7 +50,7 @@ def _as_postgres(cmd: list[str]) -> None:
 class ExistingServer:
     directory: Path
     port: int
-    password: str
+    password: str = field(repr=False)  # a failing test prints its fixtures
 
     def dsn(self, user: str = SUPERUSER, dbname: str = "postgres") -> str:
         return f"host=127.0.0.1 port={self.port} user={user} dbname={dbname}"

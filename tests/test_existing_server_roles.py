@@ -2,7 +2,12 @@
 CREATEDB that is no superuser, and this machine's pgbench and psql with no Docker engine
 reachable (DOCKER_HOST points at nothing). Each run exits 0, leaves pg_settings and
 pg_database as they were, and shows the password nowhere (output, result, process list);
-a client older than the server is refused in one line."""
+a client older than the server is refused in one line.
+
+Those runs, and auto_explain's with the superuser, go side by side: with this machine's
+client programs a run takes no engine lock (repro.lab.runner.run), and the server is the
+test's own, whose numbers nobody judges here. They take about as long as parallel's run
+alone, not the sum of eleven."""
 from __future__ import annotations
 
 import json
@@ -10,12 +15,14 @@ import os
 import subprocess
 import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
-from existing_server import ExistingServer
+from existing_server import SUPERUSER, ExistingServer
 from repro import registry
 from repro.errors import ReproError
 from repro.lab.existing import ExistingLab, LocalClient, check_dsn
@@ -23,6 +30,7 @@ from test_existing_server import _databases, _repro, _settings, server  # noqa: 
 
 ROLE = "dba"  # CREATEDB, no superuser: what a managed service gives
 NO_ENGINE = "unix:///nonexistent"
+LOCAL_RUNS = [(name, ROLE) for name in registry.names()] + [("auto_explain", SUPERUSER)]  # (chapter, role)
 
 
 @pytest.fixture(scope="module")
@@ -54,29 +62,56 @@ def _process_list() -> Iterator[list[str]]:
         thread.join()
 
 
-@pytest.mark.parametrize("name", registry.names())
-def test_a_createdb_role_with_local_clients(dba: ExistingServer, tmp_path: Path, name: str) -> None:
+@dataclass
+class SideBySide:
+    """The local-client runs, each with its results directory, and what the server and the
+    process list showed around them."""
+
+    done: dict[tuple[str, str], tuple[subprocess.CompletedProcess, Path]]
+    settings_kept: bool
+    databases_kept: bool
+    seen: list[str] = field(repr=False)
+    password: str = field(repr=False)
+
+    def result(self, name: str, role: str) -> dict:
+        """The one result document of a run that exited 0 and showed the password nowhere."""
+        r, results = self.done[name, role]
+        assert r.returncode == 0, r.stderr[-2000:]
+        files = list(results.rglob("*.json"))
+        assert len(files) == 1
+        texts = [r.stdout, r.stderr, files[0].read_text(), *self.seen]
+        assert not [t for t in texts if self.password in t], "the password showed"
+        return json.loads(texts[2])
+
+
+@pytest.fixture(scope="module")
+def side_by_side(dba: ExistingServer, tmp_path_factory: pytest.TempPathFactory) -> SideBySide:
+    root = tmp_path_factory.mktemp("runs")
     before, databases = _settings(dba), _databases(dba)
-    with _process_list() as seen:
-        r = _repro("run", name, "--dsn", dba.dsn(ROLE), "--scale", "tiny", env=_env(dba, tmp_path))
-    assert r.returncode == 0, r.stderr[-2000:]
-    assert _settings(dba) == before and _databases(dba) == databases
-    files = list(tmp_path.rglob("*.json"))
-    assert len(files) == 1
-    doc = json.loads(files[0].read_text())
+
+    def run(item: tuple[str, str]) -> tuple[subprocess.CompletedProcess, Path]:
+        name, role = item
+        results = root / f"{name}-{role}"
+        return _repro("run", name, "--dsn", dba.dsn(role), "--scale", "tiny", env=_env(dba, results)), results
+
+    with _process_list() as seen, ThreadPoolExecutor(len(LOCAL_RUNS)) as pool:
+        done = dict(zip(LOCAL_RUNS, pool.map(run, LOCAL_RUNS)))
+    return SideBySide(done, _settings(dba) == before, _databases(dba) == databases, seen, dba.password)
+
+
+@pytest.mark.parametrize("name", registry.names())
+def test_a_createdb_role_with_local_clients(side_by_side: SideBySide, name: str) -> None:
+    doc = side_by_side.result(name, ROLE)
+    assert side_by_side.settings_kept and side_by_side.databases_kept, "the runs left the server as it was"
     if doc["raw"]:  # ran (not only "not applicable"): this machine's programs, which it names
         assert doc["provenance"]["client"]["kind"] == "local"
         assert doc["provenance"]["client"]["programs"]["pgbench"].startswith("pgbench (PostgreSQL)")
-    texts = [r.stdout, r.stderr, files[0].read_text(), *seen]
-    assert not [t for t in texts if dba.password in t], "the password showed"
 
 
-def test_a_superuser_with_local_clients_loads_auto_explain_per_session(dba: ExistingServer, tmp_path: Path) -> None:
+def test_a_superuser_with_local_clients_loads_auto_explain_per_session(side_by_side: SideBySide) -> None:
     """pgbench's scripts are put where this machine's pgbench reads them, and its report names
     them as the lab did."""
-    r = _repro("run", "auto_explain", "--dsn", dba.dsn(), "--scale", "tiny", env=_env(dba, tmp_path))
-    assert r.returncode == 0, r.stderr[-2000:]
-    doc = json.loads(next(tmp_path.rglob("*.json")).read_text())
+    doc = side_by_side.result("auto_explain", SUPERUSER)
     judged = {v["id"]: v["status"] for v in doc["verdicts"]}
     assert all(judged[f] != "not applicable" for f in ("F2", "F3", "F4", "F5")), judged
 
