@@ -68,6 +68,23 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.measures)
 
 
+FOLDERS = ("REPRO_RESULTS", "RESULTS")  # where the results are read from
+_SESSION_FOLDERS = {name: os.environ.get(name) for name in FOLDERS}
+
+
+@pytest.fixture(autouse=True)
+def _store_forgets_a_tests_own_folders(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The site's store caches what it read, per process; a test that points REPRO_RESULTS or
+    RESULTS elsewhere must not leave the next test in its worker reading that test's results
+    (monkeypatch restores the variables after this fixture's end, so the test's are seen here)."""
+    yield
+    if any(os.environ.get(name) != value for name, value in _SESSION_FOLDERS.items()):
+        from repro.site import store
+        for value in vars(store).values():
+            if callable(getattr(value, "cache_clear", None)):
+                value.cache_clear()
+
+
 @pytest.fixture
 def data_dir() -> Path:
     return Path(__file__).parent / "data"
