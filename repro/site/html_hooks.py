@@ -66,6 +66,10 @@ class OneIdPerElement(SphinxPostTransform):
                 node["ids"] = []
 
 
+def _findings_tables(document: nodes.document) -> Iterator[nodes.table]:
+    return (t for t in document.findall(nodes.table) if "repro-findings" in t["classes"])
+
+
 class CardLabels(SphinxPostTransform):
     """On a phone a findings table is a stack of cards, one per finding (repro.css): each cell
     then carries its column's heading, hidden on wider screens where the table head shows."""
@@ -74,9 +78,7 @@ class CardLabels(SphinxPostTransform):
     default_priority = 600
 
     def run(self, **kwargs: Any) -> None:
-        for table in self.document.findall(nodes.table):
-            if "repro-findings" not in table["classes"]:
-                continue
+        for table in _findings_tables(self.document):
             heads = [entry.astext() for entry in next(table.findall(nodes.thead)).findall(nodes.entry)]
             for row in next(table.findall(nodes.tbody)).findall(nodes.row):
                 for head, entry in zip(heads, row.findall(nodes.entry)):
@@ -94,9 +96,7 @@ class BreaksAfterSlashes(SphinxPostTransform):
     default_priority = 600
 
     def run(self, **kwargs: Any) -> None:
-        for table in self.document.findall(nodes.table):
-            if "repro-findings" not in table["classes"]:
-                continue
+        for table in _findings_tables(self.document):
             for text in list(table.findall(nodes.Text)):
                 if "/" not in text or isinstance(text.parent, nodes.raw):
                     continue
