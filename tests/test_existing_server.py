@@ -1,20 +1,20 @@
-"""Chapters against a real server that the project did not start (Debian's `postgresql`, a
-cluster of the test's own: tests/existing_server.py), then `repro compare` beside a published
-run: the verdicts, nothing left on the server but what was there, its settings unchanged,
-no password anywhere; and bad input, one line and exit 2, leaving nothing behind.
+"""Chapters against a real server that the runs did not start, then `repro compare` beside a
+published run: the verdicts, nothing left on the server but what was there, its settings
+unchanged, no password anywhere; and, against Debian's `postgresql` (a cluster of the
+test's own: tests/existing_server.py), bad input, one line and exit 2, leaving nothing
+behind, and an interrupted run that drops its scratch database.
 
 auto_explain runs its session-loaded part there (its role is a superuser, as the chapter
 needs); semaphores its one finding that needs no server of its own (F8). The published run
-of auto_explain is a container run on the same major at the same scale, stored in a
-scratch RESULTS directory as `repro archive` would store it; semaphores' published runs
-are the project's, at another scale: compare names the difference and refuses.
+of auto_explain is this build's container run on the same major at the same scale;
+semaphores' published runs are the project's, at another scale: compare names the
+difference and refuses.
 """
 from __future__ import annotations
 
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -23,11 +23,13 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
-from conftest import Watcher
+from conftest import Watcher, chapter_result
 
-from existing_server import NO_CREATEDB, ExistingServer, binaries, running
+from existing_server import NO_CREATEDB, ExistingServer, running
 from repro.lab.runlock import engine_lock
+from repro.lab.existing import without_password
 from repro.lab.harness.containers import leftovers
+from repro.lab.servers import Lab
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -62,25 +64,31 @@ def _databases(s: ExistingServer) -> list[str]:
     return s.sql("SELECT datname FROM pg_database ORDER BY 1").split()
 
 
-def test_chapters_against_an_existing_server_and_compare(server: ExistingServer, tmp_path: Path,
-                                                         watcher: Watcher) -> None:
+def test_chapters_against_an_existing_server_and_compare(tmp_path: Path, watcher: Watcher) -> None:
+    """The existing server here is a container of the default major that the test starts (a
+    server the runs did not start, reached by its DSN with pgbench in a helper container), so
+    that the published run is this build's own of auto_explain (`make results`' run, reused),
+    copied into a scratch RESULTS directory as `repro archive` would store it."""
     build, published = tmp_path / "build", tmp_path / "published"
     env = {**os.environ, "REPRO_RESULTS": str(build), "RESULTS": str(published)}
-    major = binaries().parent.name  # Debian's server: its major
-    before, databases = _settings(server), _databases(server)
-
-    mine = _repro("run", "auto_explain", "--pg", major, "--scale", "tiny", "--wait", env=env)
-    assert mine.returncode == 0, mine.stderr[-2000:]
+    doc, _ = chapter_result("auto_explain")
     (published / "auto_explain").mkdir(parents=True)
-    shutil.move(build / "auto_explain" / f"pg{major}-tiny.json", published / "auto_explain" / f"pg{major}-tiny-x.json")
+    (published / "auto_explain" / f"pg{doc['major']:g}-{doc['scale']}-x.json").write_text(json.dumps(doc))
 
-    dsn = server.dsn()
-    with_password = {**env, "PGPASSWORD": server.password}
-    outputs = []
-    for name in ("auto_explain", "semaphores"):
-        r = _repro("run", name, "--dsn", dsn, "--scale", "tiny", "--wait", env=with_password)
-        assert r.returncode == 0, r.stderr[-2000:]
-        outputs += [r.stdout, r.stderr]
+    with Lab(doc["major"]) as lab:
+        existing = lab.server("existing")
+        settings = "SELECT name, setting, source FROM pg_settings ORDER BY name"
+        databases = "SELECT datname FROM pg_database ORDER BY 1"
+        before = existing.sql(settings), existing.sql(databases)
+        with_password = {**env, "PGPASSWORD": lab.password}
+        dsn = without_password(existing.conninfo())
+        outputs = []
+        for name, scale in (("auto_explain", doc["scale"]), ("semaphores", "tiny")):
+            r = _repro("run", name, "--dsn", dsn, "--scale", scale, "--wait", env=with_password)
+            assert r.returncode == 0, r.stderr[-2000:]
+            outputs += [r.stdout, r.stderr]
+        after = existing.sql(settings), existing.sql(databases)
+        password = lab.password
     compared = _repro("compare", "auto_explain", "--json", env=env)
     other = _repro("compare", "semaphores", "--json", env=env)
     watcher.stop()
@@ -96,6 +104,7 @@ def test_chapters_against_an_existing_server_and_compare(server: ExistingServer,
     count = next(c for c in found["F3"]["checks"] if "count, serial" in c["check"])
     assert count["difference"]["kind"] == "ratio" and count["difference"]["low"] < count["difference"]["high"]
     # the project's published semaphores runs are at default scale: another experiment, named
+    major = f"{doc['major']:g}"
     lines = other.stderr.strip().splitlines()
     assert other.returncode == 2 and len(lines) == 1 and lines[0].startswith(
         f"error: the published runs of semaphores on PostgreSQL {major} differ from this machine's") \
@@ -103,11 +112,10 @@ def test_chapters_against_an_existing_server_and_compare(server: ExistingServer,
     semaphores = json.loads(next((build / "semaphores").glob(f"pg{major}-tiny-dsn-*.json")).read_text())
     assert semaphores["raw"]["wait_samples"], "F8's samples were taken on the existing server"
 
-    assert _databases(server) == databases, "the run's scratch databases are gone"
-    assert _settings(server) == before, "the server's settings are as they were"
+    assert after == before, "the server's settings and databases are as they were"
     assert not _containers_left()
     texts = outputs + [compared.stdout] + [p.read_text() for p in build.rglob("*.json")] + watcher.seen
-    assert not [t for t in texts if server.password in t], "the password showed"
+    assert not [t for t in texts if password in t], "the password showed"
 
 
 def _one_line_error(r: subprocess.CompletedProcess, text: str) -> None:
