@@ -24,13 +24,14 @@ export REPRO_STAGES ?= $(CURDIR)/_build/stages.tsv
 STAGE := scripts/stage.sh
 ASIDE := scripts/aside.sh
 
-.PHONY: help venv system engine image images results matrix html site html-pages stages-start pdf site-check test test-measuring test-aside gettext intl \
+.PHONY: help venv system engine image images results matrix html site html-pages stages-start pdf site-check test test-measuring test-aside canary gettext intl \
 	check-po archive lint-workflow test-images clean lock
 
 help:
 	@echo "make html            run stale chapters on PostgreSQL $(PG), build the site's HTML (_build/html)"
 	@echo "make site            the same, and the PDFs the site links (as published)"
 	@echo "make test            unit and integration tests, each chapter once, browser test"
+	@echo "make canary          this build's runs (make results) beside every chapter's pool: fails beyond chance"
 	@echo "make repro-NAME      run one chapter (SCALE=tiny|default|full, PG=17 or PG=13,17, DSN=... SERVER_CPUS=N CLIENT=local)"
 	@echo "make matrix          every chapter on every major (MAJORS=\"$(MAJORS)\", SCALE=...)"
 	@echo "make images          build or pull the postgres images for MAJORS"
@@ -145,6 +146,10 @@ site-check: venv system
 test: venv image
 	@$(MAKE) --no-print-directory test-measuring
 	@$(MAKE) --no-print-directory test-aside
+
+# CI's canary (repro/canary.py): judges stored results only, measures nothing
+canary: venv
+	$(PY) -m repro canary --pg $(firstword $(PG_LIST))
 
 test-measuring: venv image
 	IMAGE_MAJORS="$(PG_LIST)" $(PY) -m pytest -m measures

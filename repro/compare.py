@@ -40,7 +40,7 @@ def published(chapter: Chapter, doc: dict[str, Any]) -> pooling.Pool:
     error when there are none, or only runs of another experiment or scale."""
     stored = [(p, d) for p, d in results.files(chapter.name, build=False)  # not this run, if kept
               if d["provenance"]["started"] != doc["provenance"]["started"]]
-    pool = pooling.gather(chapter, doc["major"], doc["scale"], found=stored)
+    pool = pooling.gather(chapter, doc["major"], doc["scale"], found=stored, model=pooling.machine(doc))
     where = f"{chapter.name} on PostgreSQL {majors.name(doc['major'])}"
     if doc["key"]["experiment"] != chapter.experiment_hash(doc["scale"], doc["key"]["target"]):
         raise ReproError(f"this machine's result of {where} was measured by another version of the "
@@ -120,11 +120,32 @@ def machine(doc: dict[str, Any]) -> dict[str, str]:
             "target": prov["target"]}
 
 
-def settings_that_differ(mine: dict[str, Any], theirs: dict[str, Any]) -> dict[str, tuple[str | None, str | None]]:
-    """Server settings (not at their default) that differ between the first server of each run."""
-    a = mine["provenance"]["servers"][0]["settings"] if mine["provenance"]["servers"] else {}
-    b = theirs["provenance"]["servers"][0]["settings"] if theirs["provenance"]["servers"] else {}
+def _role(server: dict[str, Any]) -> str:
+    role = server["role"]
+    return role["en"] if isinstance(role, dict) else str(role)
+
+
+def _differ(a: dict[str, str], b: dict[str, str]) -> dict[str, tuple[str | None, str | None]]:
     return {k: (a.get(k), b.get(k)) for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)}
+
+
+def settings_that_differ(mine: dict[str, Any], theirs: dict[str, Any]
+                         ) -> dict[str, dict[str, tuple[str | None, str | None]]]:
+    """Per server, the settings (not at their default) that differ between the two runs.
+    Servers are matched by their role, never by their order (a run starts its servers side
+    by side). A run with one server whose role the other lacks (an existing server's, which
+    plays one role of the chapter's) is set beside the other's server most like it, and the
+    label names both roles."""
+    a = {_role(s): s["settings"] for s in mine["provenance"]["servers"]}
+    b = {_role(s): s["settings"] for s in theirs["provenance"]["servers"]}
+    shared = sorted(set(a) & set(b))
+    if not shared and len(a) == 1 and b:
+        (role, settings), = a.items()
+        closest = min(b, key=lambda r: (len(_differ(settings, b[r])), r))
+        pairs = [(f"{role} | {closest}", settings, b[closest])]
+    else:
+        pairs = [(role, a[role], b[role]) for role in shared]
+    return {label: differ for label, x, y in pairs if (differ := _differ(x, y))}
 
 
 def compare(chapter: Chapter, major: float | None) -> dict[str, Any]:

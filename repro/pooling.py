@@ -10,7 +10,9 @@ its machine's name and is pooled apart): the between-run spread of stats.pool co
 days, noise levels and machines of that kind, where they differ by no more than it allows
 (tests/test_pooling.py). A chapter whose values depend on the machine itself (its
 MACHINE_BOUND says why) pools only the runs on one CPU model, per major: that of the newest
-run there (on the site, this build's on the major it ran).
+run there (on the site, this build's on the major it ran). Runs whose records of how they
+ran disagree with the newest run's (`recorded`: the servers' containers, where the client
+ran) do not pool either, and the page names the field that split them.
 """
 from __future__ import annotations
 
@@ -51,6 +53,44 @@ def other_machine(model: str | None) -> Text:
 def machine(doc: dict[str, Any]) -> str | None:
     """The CPU model a run was measured on (provenance.host)."""
     return doc["provenance"]["host"].get("cpu_model")
+
+
+def recorded(doc: dict[str, Any]) -> dict[str, Any]:
+    """What a run recorded of how it ran, field by field, for the pool's guard (the pyperf
+    rule): each server's container (shared memory, CPUs, capabilities) by its role, and
+    where the client programs ran beside an existing server."""
+    fields: dict[str, Any] = {}
+    for server in doc["provenance"]["servers"]:
+        role = server["role"]["en"] if isinstance(server["role"], dict) else server["role"]
+        for name, value in (server.get("container") or {}).items():
+            fields[f"{name} of {role}"] = value
+    if "client" in doc["provenance"]:
+        fields["client programs"] = doc["provenance"]["client"].get("kind")
+    return fields
+
+
+def other_record(name: str, theirs: Any, newest: Any) -> Text:
+    return Text(f"記録された {name} が最新の実行と違う実行 ({theirs}、最新は {newest})",
+                f"a run whose recorded {name} differs from the newest run's ({theirs}, the newest {newest})")
+
+
+def guarded(runs: list[tuple[Path, Run]]) -> tuple[list[tuple[Path, Run]], list[LeftOut]]:
+    """The runs whose records agree with the newest run's, and the others left out with the
+    first field that split them. Only a field that both runs recorded can split them: one
+    that an older run did not record splits nothing, or recording a new field would start
+    every pool again."""
+    if not runs:
+        return runs, []
+    newest = recorded(max((r for _, r in runs), key=started).doc)
+    kept, left_out = [], []
+    for path, run in runs:
+        mine = recorded(run.doc)
+        split = next((k for k in sorted(mine) if k in newest and mine[k] != newest[k]), None)
+        if split is None:
+            kept.append((path, run))
+        else:
+            left_out.append(LeftOut(path, other_record(split, mine[split], newest[split])))
+    return kept, left_out
 
 
 def started(run: Run) -> datetime:
@@ -135,11 +175,12 @@ class Pool:
 
 
 def gather(chapter: Chapter, major: float, scale: str, target: str = "container",
-           found: list[tuple[Path, dict[str, Any]]] | None = None) -> Pool:
+           found: list[tuple[Path, dict[str, Any]]] | None = None, model: str | None = None) -> Pool:
     """The pool of a chapter on a major at a scale, from this build's and the stored results
     on one target (the project's containers, or one existing server); `found`: the chapter's
     result files, when the caller has read them already. A machine-bound chapter keeps the
-    runs on the CPU model of its newest run that recorded one, and names the others."""
+    runs on one CPU model, `model` if given (compare's: that of the run it compares), else
+    that of its newest run that recorded one, and names the others."""
     current = chapter.experiment_hash(scale, target)
     runs, left_out = [], []
     unavailable = None
@@ -153,9 +194,11 @@ def gather(chapter: Chapter, major: float, scale: str, target: str = "container"
             left_out.append(LeftOut(path, OTHER_VERSION))
         else:
             runs.append((path, Run(chapter, doc)))
+    runs, split = guarded(runs)
+    left_out += split
     if chapter.machine_bound and runs:
         known = [r for _, r in runs if machine(r.doc) is not None]
-        model = machine(max(known, key=started).doc) if known else None
+        model = model or (machine(max(known, key=started).doc) if known else None)
         left_out += [LeftOut(path, other_machine(machine(r.doc))) for path, r in runs if machine(r.doc) != model]
         runs = [(path, r) for path, r in runs if machine(r.doc) == model]
     left_out += [LeftOut(path, UNREADABLE) for path, _ in results.unreadable(chapter.name)

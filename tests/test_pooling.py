@@ -40,6 +40,36 @@ def test_a_machine_bound_chapter_pools_only_the_runs_on_its_newest_runs_cpu_mode
     assert "not recorded" in unknown.left_out[-1].why.en
 
 
+def test_runs_whose_records_disagree_do_not_pool_and_an_unrecorded_field_splits_nothing() -> None:
+    """The pyperf rule: a run whose server had another shared memory size than the newest
+    run's is left out, named by that field; a run that did not record the containers (made
+    before they were recorded) pools, or recording a field would start every pool again. A
+    machine-bound chapter's pool for `compare` keeps the compared run's CPU model."""
+    chapter = registry.get("auto_explain")
+    stored = sorted((results.ROOT / "results" / "auto_explain").glob("pg17-default-*.json"))[-1]
+    doc = results.load(stored, "auto_explain")
+    key = {**doc["key"], "experiment": chapter.experiment_hash("default")}
+
+    def run(day: int, shm: int | None, model: str = "CPU A") -> tuple[Path, dict]:
+        servers = [{**s, "container": {"shm_size": shm, "cpuset_cpus": None, "cap_add": []}} if shm else
+                   {k: v for k, v in s.items() if k != "container"} for s in doc["provenance"]["servers"]]
+        provenance = {**doc["provenance"], "started": f"2030-01-0{day}T10:00:00+00:00", "servers": servers,
+                      "host": {**doc["provenance"]["host"], "cpu_model": model}}
+        return Path(f"pg17-default-2030010{day}.json"), {**doc, "key": key, "provenance": provenance}
+
+    found = [run(1, None), run(2, 64 * 2**20), run(3, 256 * 2**20), run(4, 256 * 2**20)]
+    pool = pooling.gather(chapter, 17, "default", found=found)
+    assert [p for p, d in found if any(r.doc is d for r in pool.runs)] == [found[0][0], found[2][0], found[3][0]]
+    assert [left.path for left in pool.left_out] == [found[1][0]]
+    assert pool.left_out[0].why.en.startswith("a run whose recorded shm_size of publication 1")
+    assert "67108864" in pool.left_out[0].why.en and "268435456" in pool.left_out[0].why.en
+    bound = dataclasses.replace(chapter, machine_bound=Text("理由", "why"))
+    elsewhere = [run(5, 256 * 2**20, "CPU B"), *found]
+    assert {pooling.machine(r.doc) for r in pooling.gather(bound, 17, "default", found=elsewhere).runs} == {"CPU B"}
+    assert {pooling.machine(r.doc) for r in pooling.gather(bound, 17, "default", found=elsewhere,
+                                                            model="CPU A").runs} == {"CPU A"}
+
+
 def test_only_the_chapters_declared_machine_bound_differ_between_cpu_models_beyond_the_floor() -> None:
     """Runs on other CPU models pool only where the spread between them stays within the
     between-run floor, which the intervals' simulations cover (tests/test_intervals.py): in a

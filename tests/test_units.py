@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-from repro import compare, registry, requirements, results, verdict_words
+from repro import compare, pooling, registry, requirements, results, verdict_words
 from repro.errors import ReproError
 from repro.lab.harness.progress import Progress
 from repro.lab.measure import Plan, decidable, rotated, run_rounds
@@ -379,6 +379,25 @@ def test_compare_names_the_cpu_of_the_client_beside_an_existing_server(monkeypat
     assert compare.machine(doc)["cpu"] == f"server: not declared (--server-cpus); pgbench's host: 2 × {model}"
     doc["provenance"]["host"] = existing.host(None)  # this machine's client programs, no engine
     assert compare.machine(doc)["cpu"].endswith(f"pgbench's host: {os.cpu_count()} × {model}")
+
+
+def test_compare_matches_servers_by_role_not_order() -> None:
+    """auto_explain starts its servers side by side, so each run lists them in another order:
+    matched by role, two runs of one configuration differ in nothing (matched by order, the
+    preloaded server's shared_preload_libraries showed as differing). An existing server,
+    one role the other run lacks, is set beside the server most like it."""
+    runs = [r.doc for r in pooling.gather(registry.get("auto_explain"), 17, "default").runs]  # one experiment
+    def roles(doc: dict) -> list[str]:
+        return [s["role"]["en"] for s in doc["provenance"]["servers"]]
+    a, b = next((x, y) for x, y in zip(runs, runs[1:]) if roles(x) != roles(y) and sorted(roles(x)) == sorted(roles(y)))
+    assert compare.settings_that_differ(a, b) == {}
+
+    def server(role: str, **settings: str) -> dict:
+        return {"role": {"ja": role, "en": role}, "settings": settings}
+    mine = {"provenance": {"servers": [server("loaded per session", jit="off", port="5433")]}}
+    theirs = {"provenance": {"servers": [server("preloaded", jit="off", shared_preload_libraries="auto_explain"),
+                                         server("not loaded", jit="off")]}}
+    assert compare.settings_that_differ(mine, theirs) == {"loaded per session | not loaded": {"port": ("5433", None)}}
 
 
 def test_a_page_watches_the_folders_of_its_results(tmp_path, monkeypatch) -> None:

@@ -1,4 +1,4 @@
-"""python -m repro list | run NAME | check NAME | matrix | compare NAME | noise | build | archive | register NAME | new NAME | readme | images | clean"""
+"""python -m repro list | run NAME | check NAME | matrix | compare NAME | canary | noise | build | archive | register NAME | new NAME | readme | images | clean"""
 from __future__ import annotations
 
 import argparse
@@ -11,7 +11,7 @@ from .options import Parser
 
 # each command's parser function, in the order `-h` lists them; each sits beside its command
 COMMANDS = (project.add_list, running.add_run, judging.add_check, running.add_build, running.add_archive,
-            judging.add_matrix, judging.add_compare, judging.add_noise, project.add_register,
+            judging.add_matrix, judging.add_compare, judging.add_canary, judging.add_noise, project.add_register,
             project.add_new, project.add_readme, project.add_names, project.add_images, running.add_clean)
 
 

@@ -1,4 +1,4 @@
-"""The commands that judge stored results again (no Docker): check, matrix, compare, noise."""
+"""The commands that judge stored results again (no Docker): check, matrix, compare, canary, noise."""
 from __future__ import annotations
 
 import argparse
@@ -214,8 +214,36 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print(f"     {label}: {m['this_machine']} | {m['published']}")
     if found["settings_that_differ"]:
         print("  server settings that differ (this machine | published):")
-        for k, (a, b) in found["settings_that_differ"].items():
-            print(f"     {k}: {a or '(default)'} | {b or '(default)'}")
+        for role, differ in found["settings_that_differ"].items():
+            print(f"     {role}:")
+            for k, (a, b) in differ.items():
+                print(f"        {k}: {a or '(default)'} | {b or '(default)'}")
+    return 0
+
+
+def add_canary(sub: Commands) -> None:
+    s = sub.add_parser("canary", help="this build's runs beside every chapter's pool: exit 1 when more "
+                                      "checks differ than chance allows")
+    s.add_argument("--pg", choices=MAJOR_NAMES, metavar="MAJOR", default=majors.name(majors.DEFAULT_MAJOR),
+                   help=f"the major, one of {', '.join(MAJOR_NAMES)} (default: {majors.name(majors.DEFAULT_MAJOR)})")
+    s.set_defaults(fn=cmd_canary)
+
+
+def cmd_canary(args: argparse.Namespace) -> int:
+    """CI's canary (repro/canary.py): the differing checks, and exit 1 beyond chance."""
+    from .. import canary
+    found = canary.check(majors.parse(args.pg))
+    for name, why in found.not_compared.items():
+        print(f"not compared: {name}: {why}")
+    for line in found.differing:
+        print(f"differs: {line}")
+    allowed = canary.allowed(found.checks)
+    print(f"canary on PostgreSQL {args.pg}: {len(found.differing)} of {found.checks} checks differ from their "
+          f"pools; chance allows {allowed}")
+    if found.alarm:
+        print(f"error: more checks differ than chance allows ({len(found.differing)} > {allowed}): "
+              "a change moved the numbers above", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -358,17 +358,10 @@ class ExistingLab(Lab):
     def close(self) -> None:
         if self.client is None:
             return super().close()
-        failed = []
-        for dsn, name in self._databases:
-            try:
-                _drop_database(dsn, name)
-            except ReproError as exc:
-                failed.append(f"{name}: {exc}")
-        self._databases.clear()
+        failed = self.drop_scratch_databases()
         self.client.close()
         if failed:
-            raise ReproError("could not drop the run's scratch database on the existing server: "
-                             + "; ".join(failed))
+            raise ReproError(failed)
 
     def provenance(self) -> dict[str, Any]:
         """Which client ran, and what stood in for an extension the role could not create."""

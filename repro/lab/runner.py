@@ -17,6 +17,7 @@ from ..verdict import Environment
 from ..verdict_words import verdict_dict
 from . import engine, provenance
 from .harness import images
+from .harness.containers import host_config
 from .harness.progress import Progress
 from .context import RunContext
 from .measure import decidable
@@ -165,7 +166,8 @@ def run(chapter: Chapter, scale: str = "default", major: float = majors.DEFAULT_
                     why = f"{type(exc).__name__}: {why}".rstrip(": ")
                 raise ChapterStopped(f"{chapter.name} on PostgreSQL {majors.name(major)} "
                                      f"stopped: {why}") from exc
-            servers = [provenance.server(s) for s in lab.servers]
+            servers = [provenance.server(s) | ({"container": host_config(s.docker)} if s.image else {})
+                       for s in lab.servers]
             container = next((s for s in lab.servers if s.image is not None), None)
             host = client_host(local) if local else provenance.host(container)
             client_side = lab.provenance() if isinstance(lab, ExistingLab) else {}

@@ -41,7 +41,6 @@ if engine.is_local():
     os.environ.setdefault("TESTCONTAINERS_CONNECTION_MODE", "docker_host")
 os.environ.setdefault("TC_POOLING_INTERVAL", "0.1")  # readiness poll; the default is 1 s
 
-import psycopg  # noqa: E402
 from testcontainers.core.container import DockerContainer  # noqa: E402
 from testcontainers.core.network import Network  # noqa: E402
 
@@ -109,14 +108,7 @@ class Containers:
         """Drop the scratch databases on existing servers, then remove every container and
         network of this run: those recorded, then anything else carrying the run's label (a
         container whose creation a signal cut short)."""
-        from ..existing import _drop_database  # existing.py builds on the lab
-        failed = []
-        for dsn, name in self._databases:
-            try:
-                _drop_database(dsn, name)
-            except (psycopg.Error, ReproError) as exc:
-                failed.append(f"{name}: {str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__}")
-        self._databases.clear()
+        failed = self.drop_scratch_databases()
         c = images.client()
         label = {"label": f"{RUN_LABEL}={self.run_id}"}
         containers = list(reversed(self._containers))
@@ -135,8 +127,21 @@ class Containers:
         self._containers.clear()
         self._networks.clear()
         if failed:
-            raise ReproError("could not drop the run's scratch database on the existing server: "
-                             + "; ".join(failed))
+            raise ReproError(failed)
+
+    def drop_scratch_databases(self) -> str | None:
+        """Drop the run's scratch databases on existing servers (Lab.close and ExistingLab.close
+        alike); the one line that names those that stay, and how to drop them."""
+        from ..existing import _drop_database  # existing.py builds on the lab
+        failed = []
+        for dsn, name in self._databases:
+            try:
+                _drop_database(dsn, name)
+            except ReproError as exc:
+                failed.append(f"{name}: {exc}")
+        self._databases.clear()
+        return ("could not drop the run's scratch database on the existing server: " + "; ".join(failed)
+                if failed else None)
 
     def _image(self) -> images.Image:
         if self.image is None:
@@ -200,6 +205,15 @@ class Containers:
         server.wait_ready(START_TIMEOUT_S)
         self.servers.append(server)
         return server
+
+
+def host_config(container: Any) -> dict[str, Any]:
+    """A server's container as the engine runs it (its HostConfig): shared memory, CPUs and
+    added capabilities, recorded with the run for the pool's guard (pooling.recorded)."""
+    container.reload()
+    config = container.attrs["HostConfig"]
+    return {"shm_size": config.get("ShmSize"), "cpuset_cpus": config.get("CpusetCpus") or None,
+            "cap_add": sorted(config.get("CapAdd") or [])}
 
 
 def leftovers() -> list[str]:
