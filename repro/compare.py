@@ -120,11 +120,6 @@ def machine(doc: dict[str, Any]) -> dict[str, str]:
             "target": prov["target"]}
 
 
-def _role(server: dict[str, Any]) -> str:
-    role = server["role"]
-    return role["en"] if isinstance(role, dict) else str(role)
-
-
 def _differ(a: dict[str, str], b: dict[str, str]) -> dict[str, tuple[str | None, str | None]]:
     return {k: (a.get(k), b.get(k)) for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)}
 
@@ -136,8 +131,8 @@ def settings_that_differ(mine: dict[str, Any], theirs: dict[str, Any]
     by side). A run with one server whose role the other lacks (an existing server's, which
     plays one role of the chapter's) is set beside the other's server most like it, and the
     label names both roles."""
-    a = {_role(s): s["settings"] for s in mine["provenance"]["servers"]}
-    b = {_role(s): s["settings"] for s in theirs["provenance"]["servers"]}
+    a = {pooling.role(s): s["settings"] for s in mine["provenance"]["servers"]}
+    b = {pooling.role(s): s["settings"] for s in theirs["provenance"]["servers"]}
     shared = sorted(set(a) & set(b))
     if not shared and len(a) == 1 and b:
         (role, settings), = a.items()

@@ -55,15 +55,19 @@ def machine(doc: dict[str, Any]) -> str | None:
     return doc["provenance"]["host"].get("cpu_model")
 
 
+def role(server: dict[str, Any]) -> str:
+    """A stored server's role, by its English label (how runs' servers are matched)."""
+    return server["role"]["en"] if isinstance(server["role"], dict) else str(server["role"])
+
+
 def recorded(doc: dict[str, Any]) -> dict[str, Any]:
     """What a run recorded of how it ran, field by field, for the pool's guard (the pyperf
     rule): each server's container (shared memory, CPUs, capabilities) by its role, and
     where the client programs ran beside an existing server."""
     fields: dict[str, Any] = {}
     for server in doc["provenance"]["servers"]:
-        role = server["role"]["en"] if isinstance(server["role"], dict) else server["role"]
         for name, value in (server.get("container") or {}).items():
-            fields[f"{name} of {role}"] = value
+            fields[f"{name} of {role(server)}"] = value
     if "client" in doc["provenance"]:
         fields["client programs"] = doc["provenance"]["client"].get("kind")
     return fields

@@ -79,3 +79,29 @@ def test_a_moved_number_is_caught_and_a_small_move_is_not() -> None:
 
 def test_no_checks_allow_no_difference() -> None:
     assert canary.allowed(0) == 0 and not canary.Canary(17).alarm
+
+
+def test_the_command_fails_naming_the_checks_beyond_chance_and_passes_within(monkeypatch, capsys) -> None:
+    """`repro canary` counts each chapter's differing checks from compare and exits 1 past
+    the bound, naming them; a chapter compare refuses is listed as not compared."""
+    from repro import cli, registry
+    from repro.errors import ReproError
+    names = list(registry.chapters())
+
+    def compared(differing: int):
+        def one(chapter, major):
+            if chapter.name == names[0]:
+                raise ReproError("measured by another version of the experiment")
+            checks = [{"check": f"c{i}", "difference": {"kind": "ratio", "value": 2.0, "low": 1.5, "high": 2.5,
+                                                         "differ": i < differing}} for i in range(10)]
+            return {"findings": [{"finding": "F1", "checks": checks + [{"check": "exact", "difference": None}]}]}
+        return one
+    checks = 10 * (len(names) - 1)
+    for differing, status in ((canary.allowed(checks) // (len(names) - 1), 0), (10, 1)):
+        monkeypatch.setattr(compare, "compare", compared(differing))
+        assert cli.main(["canary"]) == status
+        out = capsys.readouterr()
+        assert f"not compared: {names[0]}: measured by another version" in out.out
+        assert f"of {checks} checks differ" in out.out
+        assert out.out.count("differs: ") == differing * (len(names) - 1)
+        assert ("error: more checks differ than chance allows" in out.err) == bool(status)
