@@ -49,7 +49,7 @@ fail() {
   exit 1
 }
 
-echo "repro-semaphores: building Debian's postgresql-$MAJOR source twice, System V and POSIX (about 4 minutes on 2 cores)"
+echo "repro-semaphores: building Debian's postgresql-$MAJOR source twice, System V and POSIX (about 3 minutes on 2 cores)"
 cp "$HERE/Dockerfile.build" "$context/"
 docker build --rm --force-rm -f "$context/Dockerfile.build" --build-arg BASE="$base" \
   --build-arg MAJOR="$MAJOR" -t "$build" "$context" >> "$log" 2>&1 || fail "the build stage failed"
