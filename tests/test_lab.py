@@ -21,7 +21,7 @@ from repro import majors
 from repro.lab import engine
 from repro.lab.pgtools import parse_test_timing
 from repro.lab.beside import lab_for, named_image
-from repro.lab.existing import without_password
+from repro.lab.existing import ExistingLab, without_password
 from repro.lab.harness.containers import leftovers
 from repro.lab.servers import Lab
 from repro.lab.strace import traced
@@ -130,7 +130,7 @@ def test_a_missing_image_beside_is_a_clear_error() -> None:
 
 
 def test_unreachable_dsn_is_a_clear_error() -> None:
-    with Lab() as lab:
+    with ExistingLab(majors.DEFAULT_MAJOR, None) as lab:
         with pytest.raises(ReproError, match="cannot connect to the DSN"):
             lab.external("host=127.0.0.1 port=1 user=postgres dbname=postgres connect_timeout=3", "x")
 
@@ -303,7 +303,7 @@ def test_no_password_shows_in_docker_or_the_process_list_and_nothing_is_privileg
     a container or an exec, no `docker events`, no `ps`, no error message; no container or
     exec is privileged (see test_scaffold for a whole run against a DSN)."""
     output: list[str] = []
-    with Lab() as lab:
+    with ExistingLab(majors.DEFAULT_MAJOR, None) as lab:  # containers, and the existing-server path
         net = lab.network()
         primary = lab.server("primary", network=net, alias="primary", ptrace=True)
         standby = lab.standby(primary, net, "s1")

@@ -24,7 +24,8 @@ from .measure import decidable
 from .runlock import engine_lock
 from .existing import check_dsn, extensions, without_password
 from .servers import Lab
-from .existing import ExistingLab, LocalClient, client_for, host as client_host  # after servers
+from .existing import ExistingLab, host as client_host
+from .local_client import LocalClient, client_for
 
 
 def check_scale(chapter: Chapter, scale: str) -> dict[str, Any]:
