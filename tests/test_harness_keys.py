@@ -19,7 +19,8 @@ HARNESS = {"repro.lab.harness:"} | {f"repro.lab.harness.{unit}" for unit in (
     "connections:Endpoint.conninfo", "connections:Endpoint.docker", "connections:Endpoint.put_file",
     "connections:Endpoint.run", "connections:InContainer", "connections:InContainer.__init__",
     "connections:InContainer._exec", "connections:InContainer._start_again", "connections:InContainer.conninfo",
-    "connections:InContainer.docker", "connections:InContainer.wait_ready",
+    "connections:InContainer.docker", "connections:InContainer.wait_ready", "connections:InContainer._name",
+    "connections:InContainer._last_lines",
     "containers:", "containers:Containers", "containers:Containers.__enter__", "containers:Containers.__exit__",
     "containers:Containers.__init__", "containers:Containers._container", "containers:Containers._creating",
     "containers:Containers._describe_config", "containers:Containers._image", "containers:Containers._interrupt",
@@ -32,6 +33,7 @@ HARNESS = {"repro.lab.harness:"} | {f"repro.lab.harness.{unit}" for unit in (
     "context:Context.record", "context:Context.server", "context:Context.step",
     "images:", "images:Image", "images:Image.key", "images:LABEL", "images:client", "images:resolve_image",
     "progress:", "progress:Progress", "progress:Progress.__init__", "progress:Progress.note", "progress:_clock",
+    "waiting:", "waiting:Value", "waiting:until",
 )}
 
 

@@ -12,7 +12,6 @@ import platform
 import re
 import shlex
 import threading
-import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,6 +24,7 @@ from ..errors import ReproError
 from ..text import Text
 from .harness import images
 from .harness.containers import RUN_LABEL
+from .harness.waiting import until
 from .local_client import CLIENT_PROGRAMS, LocalClient
 from .servers import Lab, Server, _options, fixed_settings
 
@@ -233,22 +233,23 @@ def _scratch_database(dsn: str, name: str) -> None:
 
 def _drop_database(dsn: str, name: str) -> None:
     """Drop the run's database, ending the run's own sessions only (its role's: a CREATEDB role may
-    not end autovacuum's, which DROP DATABASE asks to exit), retried while a session leaves."""
+    not end autovacuum's, which DROP DATABASE asks to exit), tried again while a session leaves."""
+    command = shlex.join(["psql", "-d", without_password(dsn), "-c", f'DROP DATABASE "{name}"'])
     try:
         with psycopg.connect(dsn, autocommit=True, connect_timeout=10) as conn:
-            deadline = time.monotonic() + DROP_WAIT
-            while True:
+            refused: list[str] = []  # libpq's line of the last try
+
+            def dropped() -> bool:
                 conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
                              "WHERE datname = %s AND usename = current_user", (name,))
                 try:
                     conn.execute(pgsql.SQL("DROP DATABASE IF EXISTS {}").format(pgsql.Identifier(name)))
-                    return
-                except psycopg.errors.ObjectInUse:  # another's session, or one still ending
-                    if time.monotonic() > deadline:
-                        raise
-                time.sleep(0.1)
+                    return True
+                except psycopg.errors.ObjectInUse as exc:  # another's session, or one still ending
+                    refused[:] = [libpq_line(exc)]
+                    return False
+            until(dropped, DROP_WAIT, lambda: f"{refused[0]}; drop it with `{command}`")
     except psycopg.Error as exc:
-        command = shlex.join(["psql", "-d", without_password(dsn), "-c", f'DROP DATABASE "{name}"'])
         raise ReproError(f"{libpq_line(exc)}; drop it with `{command}`") from None
 
 

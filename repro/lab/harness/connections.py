@@ -13,7 +13,6 @@ import io
 import os
 import shlex
 import tarfile
-import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +22,7 @@ from ...errors import ReproError
 from ...text import Text
 from .containers import DB, USER
 from .images import Image
+from .waiting import until
 
 if TYPE_CHECKING:
     from testcontainers.core.container import DockerContainer
@@ -81,6 +81,7 @@ class InContainer(Endpoint):
         self.alias = alias  # its name on the lab's network (standbys, peers)
         self.absent = list(absent)  # settings asked for that this major does not have
         self._password = password
+        self._conninfo: str | None = None  # looked up once, again after a start (wait_ready)
 
     @property
     def docker(self) -> Any:
@@ -88,9 +89,13 @@ class InContainer(Endpoint):
         return self.container.get_wrapped_container()
 
     def conninfo(self) -> str:
-        host = self.container.get_container_host_ip()
-        port = self.container.get_exposed_port(5432)
-        return f"host={host} port={port} user={USER} password={self._password} dbname={DB}"
+        """Looked up once (two calls to the engine), not at each statement: the host port
+        changes only when the container starts again, and wait_ready looks it up anew."""
+        if self._conninfo is None:
+            host = self.container.get_container_host_ip()
+            port = self.container.get_exposed_port(5432)
+            self._conninfo = f"host={host} port={port} user={USER} password={self._password} dbname={DB}"
+        return self._conninfo
 
     def _exec(self, cmd: list[str], **how: Any) -> tuple[int, str]:
         """Run a command in the container (docker exec, `how` its options): its exit code and
@@ -109,16 +114,22 @@ class InContainer(Endpoint):
         """Poll from here until the server accepts connections over TCP: the image's initdb
         server listens on its socket only, so the first success is the real server (the
         host port may change on restart). A container that exits fails at once."""
-        deadline = time.monotonic() + timeout_s
-        while True:
+        def accepts() -> bool:
+            self._conninfo = None  # its host port: new after a start
             try:
                 self.docker.reload()
                 with psycopg.connect(self.conninfo(), connect_timeout=2):
-                    return
+                    return True
             except (psycopg.OperationalError, TypeError, KeyError, ConnectionError, TimeoutError):
-                if self.docker.status == "exited" or time.monotonic() > deadline:
-                    raise ReproError(f"server {self.alias or self.docker.short_id} did not "
-                                     + ("start (the container exited)" if self.docker.status == "exited"
-                                        else f"accept connections within {timeout_s:.0f} s")
-                                     + ":\n" + self.docker.logs(tail=5).decode(errors="replace"))
-                time.sleep(0.1)
+                if self.docker.status == "exited":
+                    raise ReproError(f"server {self._name()} did not start (the container exited):\n"
+                                     + self._last_lines()) from None
+                return False
+        until(accepts, timeout_s, lambda: f"server {self._name()} did not accept connections within "
+                                          f"{timeout_s:.0f} s:\n" + self._last_lines())
+
+    def _name(self) -> str:
+        return self.alias or self.docker.short_id
+
+    def _last_lines(self) -> str:
+        return self.docker.logs(tail=5).decode(errors="replace")
