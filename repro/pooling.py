@@ -62,18 +62,36 @@ def role(server: dict[str, Any]) -> str:
 
 def recorded(doc: dict[str, Any]) -> dict[str, Any]:
     """What a run recorded of how it ran, field by field, for the pool's guard (the pyperf
-    rule): each server's container (shared memory, CPUs, capabilities) by its role, and
+    rule), each server's by its role: its container (shared memory, CPUs, capabilities), the
+    settings it was started with at each start (which ones, and each one's values), the
+    client programs run against it (where they connected, their session settings); and
     where the client programs ran beside an existing server."""
     fields: dict[str, Any] = {}
     for server in doc["provenance"]["servers"]:
+        of = role(server)
         for name, value in (server.get("container") or {}).items():
-            fields[f"{name} of {role(server)}"] = value
+            fields[f"{name} of {of}"] = value
+        if "starts" in server:
+            values: dict[str, set[str]] = {}
+            for start in server["starts"]:
+                for name, value in start["settings"].items():
+                    values.setdefault(name, set()).add(value)
+            fields[f"settings at the starts of {of}"] = sorted(values)
+            fields |= {f"{name} at the starts of {of}": sorted(v) for name, v in values.items()}
+        if "client_runs" in server:
+            fields[f"client programs of {of}"] = sorted(
+                " ".join(filter(None, [c["program"], c["host"] and f"-h {c['host']}",
+                                       c["session_settings"] and f"PGOPTIONS={c['session_settings']!r}"]))
+                for c in server["client_runs"])
     if "client" in doc["provenance"]:
         fields["client programs"] = doc["provenance"]["client"].get("kind")
     return fields
 
 
 def other_record(name: str, theirs: Any, newest: Any) -> Text:
+    if isinstance(theirs, list) and isinstance(newest, list):  # say what differs, not the lists
+        only, missing = [x for x in theirs if x not in newest][:3], [x for x in newest if x not in theirs][:3]
+        theirs, newest = "; ".join(map(str, only)) or "-", "; ".join(map(str, missing)) or "-"
     return Text(f"記録された {name} が最新の実行と違う実行 ({theirs}、最新は {newest})",
                 f"a run whose recorded {name} differs from the newest run's ({theirs}, the newest {newest})")
 

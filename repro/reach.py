@@ -25,9 +25,9 @@ such a pair changes the key, which is more, never less. So does a move into a mo
 the experiment did not import before: that module's body runs at import now.
 
 What only an existing server runs (`--dsn`) is left out of the key of a run on the
-project's containers, which never runs it (`existing_only`): the module repro.lab.existing,
-and, for the trees of commits where that code lived in repro/lab/servers.py, the names
-below. It is not entered and not followed, so what only it reaches (check_dsn, the scratch
+project's containers, which never runs it (`existing_only`): the modules repro.lab.existing
+and repro.lab.local_client, and, for the trees of commits where that code lived in
+repro/lab/servers.py or repro/lab/harness/, the names below. It is not entered and not followed, so what only it reaches (check_dsn, the scratch
 databases, NeedsOwnServer, the client programs) stays out too. A run against an existing
 server keeps all of it.
 
@@ -49,17 +49,17 @@ from .results import ROOT
 Unit = tuple[str, str]  # (module, "" for its body | "f" | "CONSTANT" | "Class" for its header | "Class.f")
 Link = str | Unit  # what a name resolves to: a definition, or a module's or a library's name
 
-EXISTING_MODULE = "repro.lab.existing"
+EXISTING_MODULES = ("repro.lab.existing", "repro.lab.local_client")  # its lab's client programs
 # Served only to an existing server, wherever in the lab they are defined: the server class and
-# the Lab's method that makes one; `extensions` (RunContext.has calls it only when there is a DSN)
-# and `_drop_database` (the lab's close, for each scratch database Lab.external made).
+# the Lab's method that made one (ExistingLab.external since #72); `extensions` (RunContext.has
+# calls it only when there is a DSN) and `_drop_database` (for each scratch database made).
 EXISTING_NAMES = frozenset({"ExternalServer", "Lab.external", "extensions", "_drop_database"})
 
 
 def existing_only(unit: Unit) -> bool:
     """Code that runs only against an existing server (see the module's docstring)."""
     module, qual = unit
-    if module == EXISTING_MODULE:
+    if module in EXISTING_MODULES:
         return qual != ""  # its body runs at import, on containers too
     return module.startswith("repro.lab.") and (qual in EXISTING_NAMES or qual.split(".")[0] == "ExternalServer")
 

@@ -7,12 +7,20 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Any
 
 from .text import Text
 
-if TYPE_CHECKING:
-    from .verdict import Environment
+
+@dataclass(frozen=True)
+class Environment:
+    """Where a result was measured, as requirements see it."""
+
+    major: int
+    cpus: int | None
+    features: frozenset[str]
+    raw: dict[str, Any]
+    external: bool = False  # an existing server (--dsn), not containers of the run
 
 
 @dataclass(frozen=True)

@@ -26,11 +26,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
-from .requirements import Requirement, Scope
+from .requirements import Environment, Requirement, Scope
 from .stats import Estimate, Rounds, estimate, pool, sample
 from .text import Number, Text
 
@@ -185,17 +184,6 @@ class Check:
     def text(self) -> Text:
         t = self.threshold.text(self.measure)
         return Text(f"{self.measure.label.ja} {t.ja}", f"{self.measure.label.en} {t.en}")
-
-
-@dataclass(frozen=True)
-class Environment:
-    """Where a result was measured, as requirements see it."""
-
-    major: int
-    cpus: int | None
-    features: frozenset[str]
-    raw: dict[str, Any]
-    external: bool = False  # an existing server (--dsn), not containers of the run
 
 
 @dataclass(frozen=True)

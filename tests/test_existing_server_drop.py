@@ -21,7 +21,8 @@ import pytest
 from existing_server import SUPERUSER, ExistingServer, running
 from repro.errors import ReproError
 from repro.lab import existing
-from repro.lab.existing import ExistingLab, ExternalServer, LocalClient, check_dsn
+from repro.lab.existing import ExistingLab, ExternalServer, check_dsn
+from repro.lab.local_client import LocalClient
 
 ROLE = "dba"  # CREATEDB, no superuser
 # Vacuumed as soon as a row is dead, sleeping 100 ms or more after every page (some 450 pages).

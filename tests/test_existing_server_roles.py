@@ -25,7 +25,8 @@ import pytest
 from existing_server import SUPERUSER, ExistingServer
 from repro import registry
 from repro.errors import ReproError
-from repro.lab.existing import ExistingLab, LocalClient, check_dsn
+from repro.lab.existing import ExistingLab, check_dsn
+from repro.lab.local_client import LocalClient
 from repro.lab.runlock import engine_lock
 from test_existing_server import _databases, _repro, _settings, server  # noqa: F401  (the fixture)
 

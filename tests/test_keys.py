@@ -177,25 +177,25 @@ def _methods(tree: Path, module: str, cls: str) -> set[str]:
 
 
 def test_the_existing_server_code_enters_no_container_key_and_every_dsn_key(tree: Path) -> None:
-    """Against an existing server (--dsn) the lab runs lab/existing.py's code and Lab.external;
+    """Against an existing server (--dsn) the lab runs lab/existing.py's code (ExistingLab);
     on containers, never: editing them changes no container key and every DSN key, and so
     does a new class there with a method of a name the chapters call (`run`). A run on
-    containers still reaches every method of Server and ContainerServer, and every Lab method
-    but Lab.external, that a DSN run reaches."""
+    containers still reaches every method of Server and ContainerServer, and every Lab method,
+    that a DSN run reaches."""
     containers, dsn = reached(tree), reached(tree, existing=True)
     # a Server method ExternalServer calls on (super()) may be reached through it alone
     overridden = {f"repro.lab.servers:Server.{m}" for m in _methods(tree, "repro.lab.existing", "ExternalServer")}
     for name in CHAPTERS:
         assert containers[name] < dsn[name]
         shared = {u for u in dsn[name] if u.split(":")[1].split(".")[0] in ("Server", "ContainerServer", "Lab")}
-        assert shared - containers[name] - overridden == {"repro.lab.servers:Lab.external"}, name
+        assert shared - containers[name] - overridden == set(), name
         only = dsn[name] - containers[name]
         assert {f"repro.lab.existing:{u}" for u in ("ExternalServer.__init__", "check_dsn", "_scratch_database",
-                                                    "_drop_database")} <= only, name
-        assert {u for u in only if not u.startswith("repro.lab.existing:")} - overridden <= {
-            "repro.lab.servers:Lab.external", "repro.lab.servers:_options"}, name  # _options: also pgbench's
+                                                    "_drop_database", "ExistingLab.external")} <= only, name
+        assert {u for u in only if not u.startswith(("repro.lab.existing:", "repro.lab.local_client:"))} - overridden <= {
+            "repro.lab.servers:_options"}, name  # _options: also pgbench's
     before, before_dsn = keys(tree), keys(tree, DSN)
-    for unit in ("existing:ExternalServer.run", "existing:ExternalServer.__init__", "servers:Lab.external",
+    for unit in ("existing:ExternalServer.run", "existing:ExternalServer.__init__", "existing:ExistingLab.external",
                  "existing:check_dsn", "existing:extensions", "existing:_drop_database"):
         add_statement(tree, f"repro.lab.{unit}")
     assert keys(tree) == before

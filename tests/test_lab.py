@@ -21,8 +21,10 @@ from repro import majors
 from repro.lab import engine
 from repro.lab.pgtools import parse_test_timing
 from repro.lab.beside import lab_for, named_image
-from repro.lab.existing import without_password
+from repro.lab.existing import ExistingLab, without_password
+from repro.lab.harness.connections import use_of
 from repro.lab.harness.containers import leftovers
+from repro.lab.provenance import redacted
 from repro.lab.servers import Lab
 from repro.lab.strace import traced
 
@@ -70,6 +72,12 @@ def test_single_server_settings_restart_pgbench_and_tools() -> None:
                                       s.sql("SELECT name FROM pg_available_extensions")}
         s.set({"application_name": "it's quoted"})  # ALTER SYSTEM with a quoted literal
         assert s.sql("SHOW application_name") == [("it's quoted",)]
+        used = use_of(s, redacted)  # what the pool's guard reads: each start's settings, each client's run
+        assert [u["settings"].get("shared_preload_libraries") for u in used["starts"]] == [None, "auto_explain"]
+        assert [u["starts"] for u in used["starts"]] == [2, 1]  # the third start is the first one again
+        assert all(u["settings"]["work_mem"] == "5242kB" for u in used["starts"])
+        assert {(c["program"], c["host"], c["session_settings"], c["runs"]) for c in used["client_runs"]} == {
+            ("pgbench", "/var/run/postgresql", "-c work_mem=1MB", 1), ("pg_test_timing", "", "", 1)}
 
 
 def test_two_nodes_on_a_private_network() -> None:
@@ -130,7 +138,7 @@ def test_a_missing_image_beside_is_a_clear_error() -> None:
 
 
 def test_unreachable_dsn_is_a_clear_error() -> None:
-    with Lab() as lab:
+    with ExistingLab(majors.DEFAULT_MAJOR, None) as lab:
         with pytest.raises(ReproError, match="cannot connect to the DSN"):
             lab.external("host=127.0.0.1 port=1 user=postgres dbname=postgres connect_timeout=3", "x")
 
@@ -303,7 +311,7 @@ def test_no_password_shows_in_docker_or_the_process_list_and_nothing_is_privileg
     a container or an exec, no `docker events`, no `ps`, no error message; no container or
     exec is privileged (see test_scaffold for a whole run against a DSN)."""
     output: list[str] = []
-    with Lab() as lab:
+    with ExistingLab(majors.DEFAULT_MAJOR, None) as lab:  # containers, and the existing-server path
         net = lab.network()
         primary = lab.server("primary", network=net, alias="primary", ptrace=True)
         standby = lab.standby(primary, net, "s1")

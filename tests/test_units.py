@@ -12,6 +12,7 @@ from scipy import stats as scipy_stats
 from repro import compare, pooling, registry, requirements, results, verdict_words
 from repro.errors import ReproError
 from repro.lab.harness.progress import Progress
+from repro.lab.harness.waiting import until
 from repro.lab.measure import Plan, decidable, rotated, run_rounds
 from repro.lab.pgtools import parse_test_fsync, parse_test_timing
 from repro.lab.wal import lsn, lsn_text, spelled
@@ -418,3 +419,12 @@ def test_a_page_watches_the_folders_of_its_results(tmp_path, monkeypatch) -> Non
     time.sleep(0.01)
     (build / "eic" / "pg17-default-x.json").write_text("{}")  # a new run: the folder's time moves
     assert os.stat(build / "eic").st_mtime_ns > before
+
+
+def test_a_wait_returns_what_it_waited_for_or_fails_with_its_message_at_the_deadline() -> None:
+    calls = iter([None, 0, "ready"])
+    assert until(lambda: next(calls), 5, "never", interval_s=0) == "ready"
+    started = time.monotonic()
+    with pytest.raises(ReproError, match=r"^the standby did not stream within 0\.2 s$"):
+        until(lambda: False, 0.2, lambda: "the standby did not stream within 0.2 s", interval_s=0.01)
+    assert 0.2 <= time.monotonic() - started < 2

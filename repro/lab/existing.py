@@ -2,25 +2,17 @@
 experiments see it, and where its client programs run: a helper container of the Docker
 engine, or this machine's own pgbench and psql (LocalClient).
 
-Apart from the containers' code (servers.py), so that what runs only against an existing
-server stays out of the keys of runs on containers (fingerprint.py). servers.py imports
-this module at its end, for Lab: import servers first (any lab module that uses it does).
+Apart from the containers' code (servers.py), which it builds on, so that what runs only
+against an existing server stays out of the keys of runs on containers (repro/reach.py).
 """
 from __future__ import annotations
 
-import hashlib
-import io
 import os
 import platform
 import re
 import shlex
-import shutil
-import subprocess
-import tarfile
-import tempfile
-import time
+import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import psycopg
@@ -31,7 +23,10 @@ from .. import majors
 from ..errors import ReproError
 from ..text import Text
 from .harness import images
-from .servers import Lab, Server, _options
+from .harness.containers import RUN_LABEL
+from .harness.waiting import until
+from .local_client import CLIENT_PROGRAMS, LocalClient
+from .servers import Lab, Server, _options, fixed_settings
 
 
 def check_dsn(dsn: str) -> float:
@@ -112,7 +107,6 @@ class NeedsOwnServer(ReproError):
     restart, ALTER SYSTEM, a program on the server's machine."""
 
 
-CLIENT_PROGRAMS = ("pgbench", "psql")  # what runs beside an existing server (in the helper)
 DROP_WAIT = 10.0  # seconds DROP DATABASE is retried while a session leaves (each try waits 5 s)
 CREATE_EXTENSION = re.compile(r"\s*CREATE EXTENSION (?:IF NOT EXISTS )?(\w+)\s*;?\s*", re.IGNORECASE)
 
@@ -239,129 +233,77 @@ def _scratch_database(dsn: str, name: str) -> None:
 
 def _drop_database(dsn: str, name: str) -> None:
     """Drop the run's database, ending the run's own sessions only (its role's: a CREATEDB role may
-    not end autovacuum's, which DROP DATABASE asks to exit), retried while a session leaves."""
+    not end autovacuum's, which DROP DATABASE asks to exit), tried again while a session leaves."""
+    command = shlex.join(["psql", "-d", without_password(dsn), "-c", f'DROP DATABASE "{name}"'])
     try:
         with psycopg.connect(dsn, autocommit=True, connect_timeout=10) as conn:
-            deadline = time.monotonic() + DROP_WAIT
-            while True:
+            refused: list[str] = []  # libpq's line of the last try
+
+            def dropped() -> bool:
                 conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
                              "WHERE datname = %s AND usename = current_user", (name,))
                 try:
                     conn.execute(pgsql.SQL("DROP DATABASE IF EXISTS {}").format(pgsql.Identifier(name)))
-                    return
-                except psycopg.errors.ObjectInUse:  # another's session, or one still ending
-                    if time.monotonic() > deadline:
-                        raise
-                time.sleep(0.1)
+                    return True
+                except psycopg.errors.ObjectInUse as exc:  # another's session, or one still ending
+                    refused[:] = [libpq_line(exc)]
+                    return False
+            until(dropped, DROP_WAIT, lambda: f"{refused[0]}; drop it with `{command}`")
     except psycopg.Error as exc:
-        command = shlex.join(["psql", "-d", without_password(dsn), "-c", f'DROP DATABASE "{name}"'])
         raise ReproError(f"{libpq_line(exc)}; drop it with `{command}`") from None
 
 
-@dataclass
-class Ran:
-    """What a client program gave, as docker's exec_run gives it."""
-
-    exit_code: int
-    output: bytes
-
-
-class LocalClient:
-    """pgbench and psql of this machine (PG_BINDIR, else PATH), for a run against an existing
-    server with no Docker engine: the client side of a DBA's own box. Scripts that the lab
-    puts in "/tmp" of a helper container go to a private directory here instead."""
-
-    def __init__(self, bindir: str | None, versions: dict[str, str]) -> None:
-        self.bindir = bindir
-        self.versions = versions  # program -> its --version line
-        self._dir = tempfile.TemporaryDirectory(prefix="repro-client-")
-        self._files: dict[str, str] = {}  # the path the lab named -> where it is here
-
-    @staticmethod
-    def find(server_major: float) -> LocalClient:
-        """This machine's programs, refused with one line when one is missing or older than
-        the server (an older pgbench may not know the server's catalogs or protocol)."""
-        bindir = os.environ.get("PG_BINDIR") or None
-        versions = {}
-        for program in CLIENT_PROGRAMS:
-            path = shutil.which(program, path=bindir)
-            where = f"in PG_BINDIR ({bindir})" if bindir else "on PATH"
-            if path is None:
-                raise ReproError(f"no {program} {where}: install PostgreSQL's client programs "
-                                 f"{majors.name(server_major)} or newer, or use --client docker")
-            line = subprocess.run([path, "--version"], capture_output=True, text=True).stdout.strip()
-            found = re.search(r"(\d+)(?:\.(\d+))?", line)
-            major = 9.6 if found and found[0].startswith("9.6") else float(found[1]) if found else 0
-            if major < server_major:
-                raise ReproError(f"the {program} {where} is {line or 'of no known version'}, older than the "
-                                 f"server's PostgreSQL {majors.name(server_major)}: set PG_BINDIR to the "
-                                 f"programs of {majors.name(server_major)} or newer, or use --client docker")
-            versions[program] = line
-        return LocalClient(bindir, versions)
-
-    @property
-    def image(self) -> images.Image:
-        """What keys a run's cache in an image's place: these programs' versions."""
-        version = self.versions["pgbench"]
-        digest = hashlib.sha256(version.encode()).hexdigest()
-        return images.Image("local client programs", f"sha256:{digest}", "local", version, version, frozenset())
-
-    def provenance(self) -> dict[str, Any]:
-        return {"kind": "local", "programs": dict(self.versions), "bindir": self.bindir or "PATH"}
-
-    def put_archive(self, path: str, data: bytes) -> None:
-        with tarfile.open(fileobj=io.BytesIO(data)) as tar:
-            for member in tar.getmembers():
-                here = os.path.join(self._dir.name, f"{len(self._files)}-{os.path.basename(member.name)}")
-                with open(here, "wb") as f:
-                    f.write(tar.extractfile(member).read())  # type: ignore[union-attr]
-                self._files[f"{path.rstrip('/')}/{member.name}"] = here
-
-    def exec_run(self, cmd: list[str], environment: dict[str, str]) -> Ran:
-        args = list(cmd)
-        for named, here in self._files.items():
-            args = [a.replace(named, here) for a in args]
-        path = shutil.which(args[0], path=self.bindir) or args[0]
-        r = subprocess.run([path, *args[1:]], capture_output=True, env=os.environ | environment)
-        output = r.stdout + r.stderr
-        for named, here in self._files.items():  # pgbench names its scripts: as the lab did
-            output = output.replace(here.encode(), named.encode())
-        return Ran(r.returncode, output)
-
-    def close(self) -> None:
-        self._dir.cleanup()
-
-
-def client_for(choice: str | None, server_major: float) -> LocalClient | None:
-    """Where the client programs run: this machine's (`local`, or when no Docker engine
-    answers) or a helper container (`docker`, None here)."""
-    if choice is None:
-        try:
-            images.client()
-            return None
-        except ReproError:
-            pass
-    return LocalClient.find(server_major) if choice != "docker" else None
-
-
 class ExistingLab(Lab):
-    """A run's lab against an existing server. With this machine's client programs it needs
-    no Docker engine: the client stands where Lab.external would start its helper
-    container, and closing drops only the scratch databases."""
+    """A run's lab against an existing server: each role a scratch database there, dropped
+    when the lab closes (also after an error or a signal). Its client programs run in a
+    helper container on the host network, or with this machine's own (LocalClient), which
+    needs no Docker engine."""
 
     def __init__(self, major: float, client: LocalClient | None) -> None:
         super().__init__(major)
         self.client = client
+        self._helper: Any = None  # where pgbench and psql run: a container, or the LocalClient
         if client is not None:
             self._helper, self.image = client, client.image
+        self._external = threading.Lock()
+        self._databases: list[tuple[str, str]] = []  # (DSN, scratch database) to drop
+
+    def external(self, dsn: str, role: Text | str, settings: dict[str, str] | None = None
+                 ) -> ExternalServer:
+        """The existing server for `role`, through a scratch database of this run."""
+        check_dsn(dsn)
+        image = self._image()
+        with self._external, self._creating():  # several roles may start at once (RunContext.servers)
+            if self._helper is None:
+                self._helper = images.client().containers.run(
+                    image.name, ["sleep", "infinity"], detach=True, network_mode="host",
+                    labels={RUN_LABEL: self.run_id}, entrypoint=[])
+                self._containers.append(self._helper)
+            name = f"repro_{self.run_id}_{len(self._databases) + 1}"  # one per role: each its own tables
+            self._databases.append((dsn, name))
+        with self._creating():
+            _scratch_database(dsn, name)
+        server = ExternalServer(dsn, self._helper, role, name, fixed_settings(check_dsn(dsn)) | (settings or {}))
+        self.servers.append(server)
+        return server
 
     def close(self) -> None:
+        """Drop the scratch databases, then remove the helper container (or end the local
+        client); one line names a database that stays, and how to drop it."""
+        failed = []
+        for dsn, name in self._databases:
+            try:
+                _drop_database(dsn, name)
+            except ReproError as exc:
+                failed.append(f"{name}: {exc}")
+        self._databases.clear()
         if self.client is None:
-            return super().close()
-        failed = self.drop_scratch_databases()
-        self.client.close()
+            super().close()
+        else:
+            self.client.close()
         if failed:
-            raise ReproError(failed)
+            raise ReproError("could not drop the run's scratch database on the existing server: "
+                             + "; ".join(failed))
 
     def provenance(self) -> dict[str, Any]:
         """Which client ran, and what stood in for an extension the role could not create."""

@@ -43,18 +43,6 @@ def rotated(items: Sequence[T], round_no: int) -> list[T]:
     return order[::-1] if round_no % 2 else order
 
 
-class Stopwatch:
-    """The run's clock: rounds beyond the minimum stop at the scale's budget of its time."""
-
-    def __init__(self) -> None:
-        self.start = time.monotonic()
-
-    @property
-    def elapsed(self) -> float:
-        """Seconds since the run started."""
-        return time.monotonic() - self.start
-
-
 @dataclass
 class Plan:
     """How many rounds: at least `rounds`, at most `max_rounds`, within `budget_s` seconds

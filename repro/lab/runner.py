@@ -17,6 +17,7 @@ from ..verdict import Environment
 from ..verdict_words import verdict_dict
 from . import engine, provenance
 from .harness import images
+from .harness.connections import use_of
 from .harness.containers import host_config
 from .harness.progress import Progress
 from .context import RunContext
@@ -24,7 +25,8 @@ from .measure import decidable
 from .runlock import engine_lock
 from .existing import check_dsn, extensions, without_password
 from .servers import Lab
-from .existing import ExistingLab, LocalClient, client_for, host as client_host  # after servers
+from .existing import ExistingLab, host as client_host
+from .local_client import LocalClient, client_for
 
 
 def check_scale(chapter: Chapter, scale: str) -> dict[str, Any]:
@@ -167,7 +169,7 @@ def run(chapter: Chapter, scale: str = "default", major: float = majors.DEFAULT_
                 raise ChapterStopped(f"{chapter.name} on PostgreSQL {majors.name(major)} "
                                      f"stopped: {why}") from exc
             servers = [provenance.server(s) | ({"container": host_config(s.docker)} if s.image else {})
-                       for s in lab.servers]
+                       | use_of(s, provenance.redacted) for s in lab.servers]
             container = next((s for s in lab.servers if s.image is not None), None)
             host = client_host(local) if local else provenance.host(container)
             client_side = lab.provenance() if isinstance(lab, ExistingLab) else {}

@@ -24,13 +24,11 @@ from ..errors import ReproError
 from ..text import Text
 from .harness import images
 from .harness.connections import Endpoint, InContainer
-from .harness.containers import DB, RUN_LABEL, USER, Containers
+from .harness.containers import DB, USER, Containers
 from .pgbench import PgbenchResult, parse
 
 if TYPE_CHECKING:
     from testcontainers.core.network import Network
-
-    from .existing import ExternalServer
 
 SOCKET_DIR = "/var/run/postgresql"
 
@@ -201,28 +199,6 @@ class Lab(Containers):
                 raise ReproError(f"standby {name} did not stream from {primary.alias} within 60 s")
             time.sleep(0.05)
         return standby
-
-    def external(self, dsn: str, role: Text | str, settings: dict[str, str] | None = None
-                 ) -> ExternalServer:
-        """An existing server, through a scratch database of this run (dropped when the lab
-        closes, also after an error or a signal); pgbench and psql run in a helper container
-        on the host network."""
-        from .existing import ExternalServer, _scratch_database, check_dsn  # existing.py builds on this module
-        check_dsn(dsn)
-        image = self._image()
-        with self._external, self._creating():  # several roles may start at once (RunContext.servers)
-            if self._helper is None:
-                self._helper = images.client().containers.run(
-                    image.name, ["sleep", "infinity"], detach=True, network_mode="host",
-                    labels={RUN_LABEL: self.run_id}, entrypoint=[])
-                self._containers.append(self._helper)
-            name = f"repro_{self.run_id}_{len(self._databases) + 1}"  # one per role: each its own tables
-            self._databases.append((dsn, name))
-        with self._creating():
-            _scratch_database(dsn, name)
-        server = ExternalServer(dsn, self._helper, role, name, fixed_settings(check_dsn(dsn)) | (settings or {}))
-        self.servers.append(server)
-        return server
 
 
 # Runs as root in a standby's container before the image's entrypoint ("$@" is the

@@ -13,8 +13,7 @@ import io
 import os
 import shlex
 import tarfile
-import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import psycopg
@@ -23,9 +22,16 @@ from ...errors import ReproError
 from ...text import Text
 from .containers import DB, USER
 from .images import Image
+from .waiting import until
 
 if TYPE_CHECKING:
     from testcontainers.core.container import DockerContainer
+
+
+# The settings a server was started with: its command line and its configuration files
+# (postgresql.conf, and ALTER SYSTEM's postgresql.auto.conf, which a restart applies).
+STARTED_WITH = ("SELECT name, current_setting(name) FROM pg_settings "
+                "WHERE source IN ('command line', 'configuration file') ORDER BY name")
 
 
 class Endpoint:
@@ -49,9 +55,19 @@ class Endpoint:
         time limit to connect)."""
         return psycopg.connect(self.conninfo(), autocommit=autocommit, connect_timeout=10)
 
+    @property
+    def client_runs(self) -> dict[tuple[str, str, str], int]:
+        """How many times each kind of client program ran: (program, the host it connected to
+        (-h: a socket directory, a host), its session settings (PGOPTIONS)), for the pool's guard."""
+        return self.__dict__.setdefault("_client_runs", {})
+
     def run(self, cmd: list[str], env: dict[str, str] | None = None) -> str:
         """Run a client-side program; raise with its output if it fails."""
-        code, out = self._client_exec(cmd, env or {})
+        env = env or {}
+        host = next((cmd[i + 1] for i in range(len(cmd) - 1) if cmd[i] == "-h"), "")
+        kind = (cmd[0], host, env.get("PGOPTIONS", ""))
+        self.client_runs[kind] = self.client_runs.get(kind, 0) + 1
+        code, out = self._client_exec(cmd, env)
         if code != 0:
             tail = "\n".join(out.strip().splitlines()[-5:])
             raise ReproError(f"`{shlex.join(cmd)}` failed (exit {code}):\n{tail}")
@@ -81,6 +97,8 @@ class InContainer(Endpoint):
         self.alias = alias  # its name on the lab's network (standbys, peers)
         self.absent = list(absent)  # settings asked for that this major does not have
         self._password = password
+        self._conninfo: str | None = None  # looked up once, again after a start (wait_ready)
+        self.starts: list[dict[str, str]] = []  # what the server was started with, at each start
 
     @property
     def docker(self) -> Any:
@@ -88,9 +106,13 @@ class InContainer(Endpoint):
         return self.container.get_wrapped_container()
 
     def conninfo(self) -> str:
-        host = self.container.get_container_host_ip()
-        port = self.container.get_exposed_port(5432)
-        return f"host={host} port={port} user={USER} password={self._password} dbname={DB}"
+        """Looked up once (two calls to the engine), not at each statement: the host port
+        changes only when the container starts again, and wait_ready looks it up anew."""
+        if self._conninfo is None:
+            host = self.container.get_container_host_ip()
+            port = self.container.get_exposed_port(5432)
+            self._conninfo = f"host={host} port={port} user={USER} password={self._password} dbname={DB}"
+        return self._conninfo
 
     def _exec(self, cmd: list[str], **how: Any) -> tuple[int, str]:
         """Run a command in the container (docker exec, `how` its options): its exit code and
@@ -109,16 +131,41 @@ class InContainer(Endpoint):
         """Poll from here until the server accepts connections over TCP: the image's initdb
         server listens on its socket only, so the first success is the real server (the
         host port may change on restart). A container that exits fails at once."""
-        deadline = time.monotonic() + timeout_s
-        while True:
+        def accepts() -> bool:
+            self._conninfo = None  # its host port: new after a start
             try:
                 self.docker.reload()
-                with psycopg.connect(self.conninfo(), connect_timeout=2):
-                    return
+                with psycopg.connect(self.conninfo(), connect_timeout=2) as conn:
+                    self.starts.append(dict(conn.execute(STARTED_WITH).fetchall()))
+                    return True
             except (psycopg.OperationalError, TypeError, KeyError, ConnectionError, TimeoutError):
-                if self.docker.status == "exited" or time.monotonic() > deadline:
-                    raise ReproError(f"server {self.alias or self.docker.short_id} did not "
-                                     + ("start (the container exited)" if self.docker.status == "exited"
-                                        else f"accept connections within {timeout_s:.0f} s")
-                                     + ":\n" + self.docker.logs(tail=5).decode(errors="replace"))
-                time.sleep(0.1)
+                if self.docker.status == "exited":
+                    raise ReproError(f"server {self._name()} did not start (the container exited):\n"
+                                     + self._last_lines()) from None
+                return False
+        until(accepts, timeout_s, lambda: f"server {self._name()} did not accept connections within "
+                                          f"{timeout_s:.0f} s:\n" + self._last_lines())
+
+    def _name(self) -> str:
+        return self.alias or self.docker.short_id
+
+    def _last_lines(self) -> str:
+        return self.docker.logs(tail=5).decode(errors="replace")
+
+
+def use_of(server: Endpoint, redact: Callable[[str], str]) -> dict[str, Any]:
+    """How the run used a server, recorded with it for the pool's guard (pooling.recorded):
+    what it was started with, each distinct set once with how many starts had it, in order
+    (`redact` takes a password out of a value, e.g. a standby's primary_conninfo); and each
+    kind of client program run against it, with how many times it ran."""
+    starts: list[dict[str, Any]] = []
+    for settings in getattr(server, "starts", []):
+        clean = {name: redact(value) for name, value in settings.items()}
+        same = next((s for s in starts if s["settings"] == clean), None)
+        if same is None:
+            starts.append({"settings": clean, "starts": 1})
+        else:
+            same["starts"] += 1
+    clients = [{"program": program, "host": host, "session_settings": options, "runs": runs}
+               for (program, host, options), runs in sorted(server.client_runs.items())]
+    return {**({"starts": starts} if starts else {}), "client_runs": clients}

@@ -18,20 +18,16 @@ from __future__ import annotations
 import os
 import secrets
 import signal
-import threading
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType, TracebackType
-from typing import TYPE_CHECKING, Any, Self
+from typing import Any, Protocol, Self, TypeVar
 
 from ... import majors
 from ...errors import ReproError
 from .. import engine
 from . import images
-
-if TYPE_CHECKING:
-    from ..servers import ContainerServer, Server
 
 os.environ.setdefault("TESTCONTAINERS_RYUK_DISABLED", "true")  # no reaper image offline
 if engine.is_local():
@@ -51,6 +47,16 @@ PASSWORD_FILE = "/run/repro/password"  # in the container; the image reads it at
 START_TIMEOUT_S = 300  # initdb, or a standby's base backup, before the first connection
 
 
+class Started(Protocol):
+    """What the life cycle needs of a server it started (repro/lab/servers.py: Server)."""
+
+    def wait_ready(self, timeout_s: float) -> None:
+        """Return once the server accepts connections; fail with one line if it does not."""
+
+
+StartedServer = TypeVar("StartedServer", bound=Started)
+
+
 class Containers:
     """The containers and networks of one run: started for it, all removed on exit."""
 
@@ -59,16 +65,13 @@ class Containers:
         self.run_id = uuid.uuid4().hex[:12]  # labels the run's containers and networks
         self.password = secrets.token_urlsafe(24)  # this run's superuser password
         self.image: images.Image | None = None  # the major's image, once a server started (its features)
-        self.servers: list[Server] = []  # every server started so far
+        self.servers: list[Any] = []  # every server started so far (servers.py: Server)
         self._containers: list[Any] = []
         self._networks: list[Network] = []
         self._previous: dict[int, Any] = {}
         self._starting = False
         self._pending: int | None = None
         self._described: str | None = None  # postgres --describe-config of the image
-        self._helper: Any = None  # the client container beside an existing server
-        self._external = threading.Lock()
-        self._databases: list[tuple[str, str]] = []  # (DSN, scratch database) to drop
 
     def __enter__(self) -> Self:
         for sig in SIGNALS:
@@ -105,10 +108,8 @@ class Containers:
                 raise KeyboardInterrupt(f"signal {self._pending}")
 
     def close(self) -> None:
-        """Drop the scratch databases on existing servers, then remove every container and
-        network of this run: those recorded, then anything else carrying the run's label (a
-        container whose creation a signal cut short)."""
-        failed = self.drop_scratch_databases()
+        """Remove every container and network of this run: those recorded, then anything else
+        carrying the run's label (a container whose creation a signal cut short)."""
         c = images.client()
         label = {"label": f"{RUN_LABEL}={self.run_id}"}
         containers = list(reversed(self._containers))
@@ -126,22 +127,6 @@ class Containers:
                 pass
         self._containers.clear()
         self._networks.clear()
-        if failed:
-            raise ReproError(failed)
-
-    def drop_scratch_databases(self) -> str | None:
-        """Drop the run's scratch databases on existing servers (Lab.close and ExistingLab.close
-        alike); the one line that names those that stay, and how to drop them."""
-        from ..existing import _drop_database  # existing.py builds on the lab
-        failed = []
-        for dsn, name in self._databases:
-            try:
-                _drop_database(dsn, name)
-            except ReproError as exc:
-                failed.append(f"{name}: {exc}")
-        self._databases.clear()
-        return ("could not drop the run's scratch database on the existing server: " + "; ".join(failed)
-                if failed else None)
 
     def _image(self) -> images.Image:
         if self.image is None:
@@ -200,7 +185,7 @@ class Containers:
                              ) from exc
         return container
 
-    def _ready(self, server: ContainerServer) -> ContainerServer:
+    def _ready(self, server: StartedServer) -> StartedServer:
         """The server once it accepts connections, recorded for provenance."""
         server.wait_ready(START_TIMEOUT_S)
         self.servers.append(server)

@@ -1,11 +1,11 @@
 """A run's progress lines: which step runs, its time, what is left. The clock they read is
-the round policy's (lab/measure.py: Stopwatch), which stays keyed."""
+the round policy's (lab/clock.py: Stopwatch), which stays keyed."""
 from __future__ import annotations
 
 import sys
 from typing import Callable
 
-from ..measure import Stopwatch
+from ..clock import Stopwatch
 
 
 def _clock(seconds: float) -> str:

@@ -1,0 +1,108 @@
+"""This machine's pgbench and psql (LocalClient), for a run against an existing server with
+no Docker engine: the client side of a DBA's own box. Like lab/existing.py, whose lab uses
+it, it runs only against an existing server and stays out of the keys of runs on containers
+(repro/reach.py: EXISTING_MODULES)."""
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import re
+import shutil
+import subprocess
+import tarfile
+import tempfile
+from dataclasses import dataclass
+from typing import Any
+
+from .. import majors
+from ..errors import ReproError
+from .harness import images
+
+CLIENT_PROGRAMS = ("pgbench", "psql")  # what runs beside an existing server
+
+
+@dataclass
+class Ran:
+    """What a client program gave, as docker's exec_run gives it."""
+
+    exit_code: int
+    output: bytes
+
+
+class LocalClient:
+    """pgbench and psql of this machine (PG_BINDIR, else PATH), for a run against an existing
+    server with no Docker engine: the client side of a DBA's own box. Scripts that the lab
+    puts in "/tmp" of a helper container go to a private directory here instead."""
+
+    def __init__(self, bindir: str | None, versions: dict[str, str]) -> None:
+        self.bindir = bindir
+        self.versions = versions  # program -> its --version line
+        self._dir = tempfile.TemporaryDirectory(prefix="repro-client-")
+        self._files: dict[str, str] = {}  # the path the lab named -> where it is here
+
+    @staticmethod
+    def find(server_major: float) -> LocalClient:
+        """This machine's programs, refused with one line when one is missing or older than
+        the server (an older pgbench may not know the server's catalogs or protocol)."""
+        bindir = os.environ.get("PG_BINDIR") or None
+        versions = {}
+        for program in CLIENT_PROGRAMS:
+            path = shutil.which(program, path=bindir)
+            where = f"in PG_BINDIR ({bindir})" if bindir else "on PATH"
+            if path is None:
+                raise ReproError(f"no {program} {where}: install PostgreSQL's client programs "
+                                 f"{majors.name(server_major)} or newer, or use --client docker")
+            line = subprocess.run([path, "--version"], capture_output=True, text=True).stdout.strip()
+            found = re.search(r"(\d+)(?:\.(\d+))?", line)
+            major = 9.6 if found and found[0].startswith("9.6") else float(found[1]) if found else 0
+            if major < server_major:
+                raise ReproError(f"the {program} {where} is {line or 'of no known version'}, older than the "
+                                 f"server's PostgreSQL {majors.name(server_major)}: set PG_BINDIR to the "
+                                 f"programs of {majors.name(server_major)} or newer, or use --client docker")
+            versions[program] = line
+        return LocalClient(bindir, versions)
+
+    @property
+    def image(self) -> images.Image:
+        """What keys a run's cache in an image's place: these programs' versions."""
+        version = self.versions["pgbench"]
+        digest = hashlib.sha256(version.encode()).hexdigest()
+        return images.Image("local client programs", f"sha256:{digest}", "local", version, version, frozenset())
+
+    def provenance(self) -> dict[str, Any]:
+        return {"kind": "local", "programs": dict(self.versions), "bindir": self.bindir or "PATH"}
+
+    def put_archive(self, path: str, data: bytes) -> None:
+        with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+            for member in tar.getmembers():
+                here = os.path.join(self._dir.name, f"{len(self._files)}-{os.path.basename(member.name)}")
+                with open(here, "wb") as f:
+                    f.write(tar.extractfile(member).read())  # type: ignore[union-attr]
+                self._files[f"{path.rstrip('/')}/{member.name}"] = here
+
+    def exec_run(self, cmd: list[str], environment: dict[str, str]) -> Ran:
+        args = list(cmd)
+        for named, here in self._files.items():
+            args = [a.replace(named, here) for a in args]
+        path = shutil.which(args[0], path=self.bindir) or args[0]
+        r = subprocess.run([path, *args[1:]], capture_output=True, env=os.environ | environment)
+        output = r.stdout + r.stderr
+        for named, here in self._files.items():  # pgbench names its scripts: as the lab did
+            output = output.replace(here.encode(), named.encode())
+        return Ran(r.returncode, output)
+
+    def close(self) -> None:
+        self._dir.cleanup()
+
+
+def client_for(choice: str | None, server_major: float) -> LocalClient | None:
+    """Where the client programs run: this machine's (`local`, or when no Docker engine
+    answers) or a helper container (`docker`, None here)."""
+    if choice is None:
+        try:
+            images.client()
+            return None
+        except ReproError:
+            pass
+    return LocalClient.find(server_major) if choice != "docker" else None
