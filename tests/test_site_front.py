@@ -12,8 +12,8 @@ import pytest
 from test_site import _goto, _page_verdicts, base_url, browser, site  # noqa: F401 (fixtures)
 
 from repro import registry
-from repro.site.answer import TALLY, group_id, group_of
-from repro.verdict import CONTRADICTED, ORIGINAL, PARTIAL
+from repro.site.answer import HOLDS_UNEXPECTED, NOT_HERE, TALLY, group_id, group_of
+from repro.verdict import CONTRADICTED, NOT_APPLICABLE, ORIGINAL, PARTIAL, REPRODUCED
 
 SIZES = [(1280, 800), (390, 844)]
 STATUS_CLASSES = {s.replace(" ", "-"): s for s in TALLY}
@@ -149,3 +149,29 @@ def test_every_finding_not_expected_to_hold_says_why() -> None:
                 assert f.not_here is None, f"{name} {f.id}"
             else:
                 assert f.not_here and f.not_here.ja and f.not_here.en and len(f.not_here.en) < 100, f"{name} {f.id}"
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+def test_refutations_and_limits_never_share_a_group(base_url, browser, lang: str) -> None:  # noqa: F811
+    """"Does not hold" lists only claims expected to hold here; a claim this machine cannot
+    check or registered as not holding here is under "not judged here", leading with why and
+    on how many runs, with one status only (not also "not expected"); one that holds though
+    not expected says so in words."""
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    _goto(page, f"{base_url}/{lang}/index.html")
+    chapters = registry.chapters()
+    verdicts = {f"{chapters[name].short(lang)} {v.finding.id}": v for name in chapters
+                for v in _page_verdicts(name) if v.finding.kind == ORIGINAL}
+    for status in (CONTRADICTED, NOT_HERE, REPRODUCED):
+        for item in page.locator(f"#{group_id(status)} > ul > li").all():
+            v = verdicts[item.locator("a").first.inner_text().strip()]
+            assert group_of(v) == status
+            if status == CONTRADICTED:
+                assert v.finding.expected
+            if status == NOT_HERE:
+                assert item.locator("strong").first.inner_text().strip()
+                assert re.search(r"\d+ (回の実行|runs)", item.inner_text())
+                assert (v.status == NOT_APPLICABLE) == (item.locator(".repro-expectation").count() == 0)
+            if status == REPRODUCED and not v.finding.expected:
+                assert HOLDS_UNEXPECTED(lang) in item.inner_text()
+    page.close()

@@ -162,3 +162,4 @@ def test_japanese_prose_writes_a_scale_as_its_name_in_code(page: str) -> None:
     source = (Path(__file__).resolve().parent.parent / "docs" / f"{page}.md").read_text(encoding="utf-8")
     prose = re.sub(r"`[^`\n]*`", " ", re.sub(r"(?ms)^(```|:::).*?^\1\s*$", " ", source))
     assert SCALE_IN_PROSE.findall(prose) == []
+

@@ -1,8 +1,11 @@
 """The front page's first screen (repro-answer): a one-line tally of the originals' claims on
-the default major (holds, does not hold, changed, cannot run here, undecided), then the
-claims grouped by their pooled verdict, what does not hold first. Each item names its
-chapter by its short name and links to the finding's row on the chapter page; one that does
-not hold says why, in a few words; a finding that a later major changes says so."""
+the default major (holds, does not hold, changed, not judged here, undecided), then the
+claims grouped by their pooled verdict, what does not hold first. A claim that does not hold
+where it was expected to is a refutation; one that cannot be judged on this machine, or was
+registered as not holding here, is a limit of this experiment, and the two never share a
+group. Each item names its chapter by its short name and links to the finding's row on the
+chapter page; one that does not hold, or is not judged here, says why in a few words (and on
+how many runs); a finding that a later major changes says so."""
 from __future__ import annotations
 
 from docutils import nodes
@@ -17,16 +20,22 @@ from .expectations import expectation_note
 from .nodes import Directive, doc_link, finding_link, has_findings_table, para
 from .words import WORDS
 
+NOT_HERE = "not here"  # not applicable here, or contradicted where it was not expected to hold
 # the groups as the page lists them, what does not hold first; the tally counts them in TALLY's order
 GROUPS = [
     (CONTRADICTED, Text("成り立たない", "Does not hold")),
     (CHANGED, Text("その後のメジャーで変わった", "Changed since the original")),
-    (NOT_APPLICABLE, Text("ここでは確かめられない", "Cannot run here")),
+    (NOT_HERE, Text("ここでは判定しない", "Not judged here")),
     (INCONCLUSIVE, Text("まだ決まらない", "Undecided")),
     (PARTIAL, Text("測った種類では成り立つ", "Holds for the kinds measured")),
     (REPRODUCED, Text("成り立つ", "Holds")),
 ]
-TALLY = (REPRODUCED, PARTIAL, CONTRADICTED, CHANGED, NOT_APPLICABLE, INCONCLUSIVE)
+TALLY = (REPRODUCED, PARTIAL, CONTRADICTED, CHANGED, NOT_HERE, INCONCLUSIVE)
+NOT_HERE_MEANS = Text(
+    "このマシンでは確かめられない主張 (要るものが足りない) と、ここでは成り立たないと登録した主張です。",
+    "Claims this machine cannot check (it lacks what they need), and claims registered as not holding here.")
+HOLDS_UNEXPECTED = Text("ここでは成り立たないと予想していたが、成り立つ", "holds, although not expected to here")
+ON_RUNS = Text("{n} 回の実行", "{n} runs")
 TALLY_HEAD = Text("原典の主張 {n} 件は PostgreSQL {major} でいまも成り立つか: ",
                   "Do the originals' {n} claims still hold on PostgreSQL {major}? ")
 TALLY_COUNT = Text("{title} {n} 件", "{title}: {n}")
@@ -54,6 +63,9 @@ def group_id(status: str) -> str:
 
 
 def group_of(v: Verdict) -> str:
+    """The answer's group of a claim: a refutation only where it was expected to hold."""
+    if v.status == NOT_APPLICABLE or (v.status == CONTRADICTED and not v.finding.expected):
+        return NOT_HERE
     return v.status if v.status in dict(GROUPS) else INCONCLUSIVE
 
 
@@ -83,8 +95,6 @@ def notes_of(chapter: Chapter, v: Verdict, later: float | None) -> list[Text]:
     notes = []
     if v.status == PARTIAL and v.reason is not None:
         notes.append(v.reason)
-    if v.status == NOT_APPLICABLE and v.lacking is not None:
-        notes.append(badge_of(v))
     if later is not None and v.status != CHANGED:
         notes.append(CHANGES_IN.format(major=majors.name(later)))
     return notes
@@ -103,8 +113,9 @@ class AnswerDirective(Directive):
             for v in shown.verdicts:
                 if v.finding.kind == ORIGINAL:
                     later = later_change(name, v.finding.id, self.site_major, self.scale)
-                    items[group_of(v)].append(self.item(chapter, v, has_findings_table(shown), later))
-                    unexpected |= v.status == CONTRADICTED and not v.finding.expected
+                    runs = v.runs or (len(shown.pool.runs) if shown.pool is not None else 1)  # not applicable: all
+                    items[group_of(v)].append(self.item(chapter, v, has_findings_table(shown), later, runs))
+                    unexpected |= group_of(v) == NOT_HERE and v.status == CONTRADICTED
         out: list[nodes.Node] = [self.tally({status: len(found) for status, found in items.items()})]
         for status, title in GROUPS:
             if not items[status]:
@@ -116,8 +127,9 @@ class AnswerDirective(Directive):
             listed = nodes.bullet_list()
             listed += items[status]
             box += listed
-            if status == CONTRADICTED and unexpected:
-                box += para(NOT_EXPECTED_MEANS(self.lang), ["repro-reason"])
+            if status == NOT_HERE:
+                box += para(NOT_HERE_MEANS(self.lang) + (" " + NOT_EXPECTED_MEANS(self.lang) if unexpected else ""),
+                            ["repro-reason"])
             out.append(box)
         return out
 
@@ -138,21 +150,23 @@ class AnswerDirective(Directive):
             p += count
         return p
 
-    def item(self, chapter: Chapter, v: Verdict, linked: bool, later: float | None) -> nodes.list_item:
-        """A claim: its chapter and id, linked to its row. One that does not hold leads with
-        why, the claim on a line of its own under it."""
+    def item(self, chapter: Chapter, v: Verdict, linked: bool, later: float | None, runs: int) -> nodes.list_item:
+        """A claim: its chapter and id, linked to its row. One that does not hold, or is not
+        judged here, leads with why (and on how many runs), the claim on a line of its own
+        under it; one status each (a claim not judged here is not also "not expected")."""
         lang = self.lang
         item = nodes.list_item()
         p = nodes.paragraph()
         p += finding_name(chapter, v.finding.id, lang, linked)
         p += nodes.Text(": ")
-        fails = v.status == CONTRADICTED
-        p += nodes.strong(text=why_not(v)(lang)) if fails else nodes.Text(v.finding.claim(lang))
-        if notes := notes_of(chapter, v, later):
+        why = why_not(v) if v.status == CONTRADICTED else badge_of(v) if v.status == NOT_APPLICABLE else None
+        p += nodes.strong(text=why(lang)) if why else nodes.Text(v.finding.claim(lang))
+        notes = notes_of(chapter, v, later) + ([ON_RUNS.format(n=runs)] if why else [])
+        if notes:
             p += nodes.inline(text=f" ({Text.join(notes, '、', '; ')(lang)})", classes=["repro-reason"])
-        if not v.finding.expected:
-            p += expectation_note(chapter, v.finding, lang)
+        if not v.finding.expected and v.status != NOT_APPLICABLE:
+            p += expectation_note(chapter, v.finding, lang, HOLDS_UNEXPECTED if v.status == REPRODUCED else None)
         item += p
-        if fails:
+        if why:
             item += nodes.paragraph(text=v.finding.claim(lang), classes=["repro-claim-line"])
         return item

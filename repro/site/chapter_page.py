@@ -10,11 +10,12 @@ from .. import noise, pooling, sizes
 from ..chapter import Run, Table
 from ..stats import BETWEEN_RUNS
 from ..text import Number, Text
-from ..verdict import Finding, Verdict
+from ..verdict import CheckResult, Finding, Verdict
 from ..verdict_words import KIND, STOPPED, to_decide
 from . import store
 from .expectations import expectation_note
 from .glance import judging_note
+from .latex import WHOLE_IN_PRINT
 from .nodes import (ChapterDirective, badge, details, details_summary, has_findings_table,
                     note_finding_row, para, pooled_text, source_text, table_node, timestamp, verdict_badge)
 from .revisions import revised_after_note, revisions_block, targets
@@ -45,21 +46,38 @@ class StatusDirective(ChapterDirective):
 
 
 def _checks_cell(v: Verdict, lang: str) -> nodes.Node:
-    """Each check on a line: what was measured, its value and interval, its threshold, its
-    own verdict, and, when undecided, what would decide it."""
+    """The check that gave the verdict on its line: what was measured, its value and
+    interval, its threshold, its own verdict, and, when undecided, what would decide it; the
+    finding's other checks the same way under it, collapsed with their count, so that a row
+    is as tall as its answer."""
     cell = nodes.container()
-    for c in v.checks:
-        line = nodes.paragraph(classes=["repro-check"])
-        line += nodes.Text(f"{c.check.measure.label(lang)}: ")
-        line += nodes.strong(text=c.number().format(lang))
-        line += nodes.Text(f" ({WORDS['condition'](lang)} {c.check.threshold.text(c.check.measure)(lang)}) ")
-        line += badge(c.status, lang)
-        cell += line
-        if decide := to_decide(c):
-            cell += para(decide(lang), ["repro-reason", "repro-to-decide"])
+    first = v.deciding
+    others = [c for c in v.checks if c is not first]
+    for c in [first] if first is not None else []:
+        cell += _check_lines(c, lang)
+    if others:
+        more = details(classes=["repro-more-checks", WHOLE_IN_PRINT])  # the PDF keeps every check
+        line = details_summary()
+        line += nodes.Text(MORE_CHECKS(lang).format(n=len(others), s="s" if len(others) > 1 else ""))
+        more += line
+        for c in others:
+            more += _check_lines(c, lang)
+        cell += more
     if v.reason:
         cell += para(v.reason(lang), ["repro-reason"])
     return cell
+
+
+MORE_CHECKS = Text("ほかの確認 {n} 件", "{n} more check{s}")
+
+
+def _check_lines(c: CheckResult, lang: str) -> list[nodes.Node]:
+    line = nodes.paragraph(classes=["repro-check"])
+    line += nodes.Text(f"{c.check.measure.label(lang)}: ")
+    line += nodes.strong(text=c.number().format(lang))
+    line += nodes.Text(f" ({WORDS['condition'](lang)} {c.check.threshold.text(c.check.measure)(lang)}) ")
+    line += badge(c.status, lang)
+    return [line, *([para(decide(lang), ["repro-reason", "repro-to-decide"])] if (decide := to_decide(c)) else [])]
 
 
 def _original_cell(f: Finding, lang: str) -> nodes.Node:

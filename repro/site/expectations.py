@@ -91,11 +91,12 @@ def when(chapter: Chapter, f: Finding) -> Text | None:
                 f"declared on {date} (the register does not say which runs came before)")
 
 
-def expectation_note(chapter: Chapter, f: Finding, lang: str) -> nodes.inline:
+def expectation_note(chapter: Chapter, f: Finding, lang: str, label_text: Text | None = None) -> nodes.inline:
     """" (not expected to hold here: predicted on DATE, before any run)", the date part a
-    link to the revision's row in the chapter's revisions table."""
+    link to the revision's row in the chapter's revisions table; `label_text` in place of
+    "not expected to hold here" (one that holds all the same says so in words)."""
     note = nodes.inline(classes=["repro-expectation"])
-    label = WORDS["not_expected"](lang).strip("()")
+    label = (label_text or WORDS["not_expected"])(lang).strip("()")
     said = when(chapter, f)
     if said is None:
         note += nodes.Text(f" ({label})")

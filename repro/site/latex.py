@@ -187,6 +187,9 @@ class FittedTables(SphinxPostTransform):
             table.parent.insert(table.parent.index(table) + 1, _raw(rf"\endgroup{end}"))
 
 
+WHOLE_IN_PRINT = "repro-whole-in-print"  # a details node the PDF shows whole, in a table cell too
+
+
 def _inside_table(node: nodes.Node) -> bool:
     parent = node.parent
     while parent is not None and not isinstance(parent, nodes.table):
@@ -196,7 +199,8 @@ def _inside_table(node: nodes.Node) -> bool:
 
 def visit_details_latex(self: Any, node: details) -> None:
     """In a table cell, a collapsed group is its visible line only (a list of runs would
-    make the row taller than the page); elsewhere all of it."""
+    make the row taller than the page); elsewhere all of it, and so is one the PDF must keep
+    whole (WHOLE_IN_PRINT: a finding's other checks)."""
     if self.table is None:
         return
     for summary in (c for c in node.children if isinstance(c, details_summary)):
@@ -204,6 +208,9 @@ def visit_details_latex(self: Any, node: details) -> None:
         for child in summary.children:
             child.walkabout(self)
         self.body.append("}\n")
+    if WHOLE_IN_PRINT in node["classes"]:
+        for child in [c for c in node.children if not isinstance(c, details_summary)]:
+            child.walkabout(self)
     raise nodes.SkipNode
 
 

@@ -12,7 +12,7 @@ from ..text import Text
 from ..verdict_words import KIND
 from . import store
 from .expectations import after_text, row_id
-from .nodes import para, table_node
+from .nodes import details, details_summary, para, table_node
 from .words import WORDS
 
 
@@ -84,7 +84,9 @@ def _shown(r: dict[str, Any], index: int, set_flag: int | None) -> bool:
 def revisions_block(chapter: Chapter, lang: str) -> list[nodes.Node]:
     """The register's revisions of this chapter's claims (first declarations where they
     matter), in the page's language, each row with an id the notes link to; the English
-    record stands in where a revision has no Japanese."""
+    record stands in where a revision has no Japanese. Collapsed, with its count in its
+    summary line: the record follows the answer, it does not push the Summary down (a link to
+    a row opens it)."""
     rows: list[list[Any]] = []
     ids: list[str] = []
     first = None
@@ -110,6 +112,10 @@ def revisions_block(chapter: Chapter, lang: str) -> list[nodes.Node]:
     if first:
         out.append(para(WORDS["registered"](lang).format(date=first[:10]), ["repro-table-note"]))
     if rows:
+        record = details(classes=["repro-record"])
+        line = details_summary()
+        line += nodes.Text(RECORD(lang).format(n=len(rows)))
+        record += line
         caption = Text("主張の改訂 (一部は英語の記録)" if english else "主張の改訂", "Revisions of the claims")
         table = Table(caption, [WORDS["finding"], Text("日付", "Date"), SEEN, Text("変更 (旧 → 新)", "Change (old → new)"),
                                 WORDS["why"]], rows, REVISIONS_NOTE)
@@ -119,8 +125,12 @@ def revisions_block(chapter: Chapter, lang: str) -> list[nodes.Node]:
             if ident:
                 row["ids"].append(ident)
                 row["names"].append(ident)
-        out += built
+        record += built
+        out.append(record)
     return out
+
+
+RECORD = Text("主張の改訂 ({n} 件)", "Revisions of the claims ({n})")
 
 
 SEEN = Text("それまでの実行", "Runs seen before")
