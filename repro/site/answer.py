@@ -115,7 +115,7 @@ class AnswerDirective(Directive):
                     later = later_change(name, v.finding.id, self.site_major, self.scale)
                     runs = v.runs or (len(shown.pool.runs) if shown.pool is not None else 1)  # not applicable: all
                     items[group_of(v)].append(self.item(chapter, v, has_findings_table(shown), later, runs))
-                    unexpected |= group_of(v) == NOT_HERE and v.status == CONTRADICTED
+                    unexpected |= v.status == CONTRADICTED and not v.finding.expected
         out: list[nodes.Node] = [self.tally({status: len(found) for status, found in items.items()})]
         for status, title in GROUPS:
             if not items[status]:
@@ -153,7 +153,8 @@ class AnswerDirective(Directive):
     def item(self, chapter: Chapter, v: Verdict, linked: bool, later: float | None, runs: int) -> nodes.list_item:
         """A claim: its chapter and id, linked to its row. One that does not hold, or is not
         judged here, leads with why (and on how many runs), the claim on a line of its own
-        under it; one status each (a claim not judged here is not also "not expected")."""
+        under it. A claim registered as not holding here says when and after which runs, on
+        every page that shows its verdict, this one too."""
         lang = self.lang
         item = nodes.list_item()
         p = nodes.paragraph()
@@ -164,7 +165,7 @@ class AnswerDirective(Directive):
         notes = notes_of(chapter, v, later) + ([ON_RUNS.format(n=runs)] if why else [])
         if notes:
             p += nodes.inline(text=f" ({Text.join(notes, '、', '; ')(lang)})", classes=["repro-reason"])
-        if not v.finding.expected and v.status != NOT_APPLICABLE:
+        if not v.finding.expected:
             p += expectation_note(chapter, v.finding, lang, HOLDS_UNEXPECTED if v.status == REPRODUCED else None)
         item += p
         if why:
