@@ -70,15 +70,19 @@ class Measure:
         return estimate(self.statistic, rounds, self.exact, self.scale)
 
     def pooled(self, runs: Sequence[Rounds]) -> Estimate:
-        """Over every run (stats.pool); an exact statistic gives its value when every run
-        agrees, else the range of the runs' values (a repeat changed it: not exact after all)."""
+        """Over every run that measured it (stats.pool); an exact statistic gives its value
+        when every such run agrees, else the range of their values (a repeat changed it: not
+        exact after all). A run that measured nothing (a trace that followed no backend, or
+        whose tracer died) leaves the pool of an exact check as of a sampled one: its missing
+        value is no evidence either way (registered 2026-11-29, semaphores F5)."""
         if not self.exact:
             return pool([sample(self.statistic, r) for r in runs], self.scale)
-        values = [self.statistic(r) for r in runs]
-        rounds = sum(len(r.ids) for r in runs)
-        if any(v is None for v in values):
-            return Estimate(None, rounds=rounds, runs=len(runs))
-        return Estimate(float(np.median(values)), min(values), max(values), rounds, len(runs))
+        measured = [(v, r) for r in runs if (v := self.statistic(r)) is not None]
+        if not measured:
+            return Estimate(None, rounds=sum(len(r.ids) for r in runs), runs=0)
+        values = [v for v, _ in measured]
+        rounds = sum(len(r.ids) for _, r in measured)
+        return Estimate(float(np.median(values)), min(values), max(values), rounds, len(measured))
 
     def number(self, value: float | None, low: float | None = None,
                high: float | None = None) -> Number:

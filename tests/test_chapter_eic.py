@@ -5,7 +5,7 @@ from datetime import datetime
 import pytest
 from conftest import chapter_result
 
-from repro.chapters.eic.analysis import from_device
+from repro.chapters.eic.analysis import from_device, mean_kb, per_block
 from repro.chapters.eic.conditions import PARALLEL, SERIAL
 from repro.chapters.eic.experiment import cutoff, summarize_plan
 from repro.chapters.eic.findings import FINDINGS
@@ -32,6 +32,16 @@ def test_every_measured_run_was_cold_and_had_its_plan() -> None:
     for condition, trace in doc["raw"]["trace"].items():
         assert trace["heap_hit"] == 0 and trace["heap_blocks"] > 0, condition
         assert trace["read_calls"] > 0, condition  # strace saw the scan's reads
+        assert trace["tracer_died"] is False, condition
+
+
+def test_a_trace_whose_tracer_died_gives_no_count() -> None:
+    """Partial counts of a tracer gone before the scan ended are no value (not a low one)."""
+    trace = {"willneed_calls": 3, "willneed_bytes": 3 * 8192, "read_calls": 5, "read_bytes": 5 * 8192,
+             "heap_blocks": 100}
+    assert per_block(trace, "read_calls") == 0.05 and mean_kb(trace, "read") == 8.0
+    died = {**trace, "tracer_died": True}
+    assert per_block(died, "read_calls") is None and mean_kb(died, "read") is None
 
 
 def test_the_cutoff_keeps_the_originals_share_of_rows() -> None:

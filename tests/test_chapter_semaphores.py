@@ -131,6 +131,29 @@ def test_a_trace_that_followed_no_backend_is_no_evidence() -> None:
     assert _judge("F5", _raw(no_semaphore, sysv)) == CONTRADICTED
 
 
+def test_a_trace_whose_tracer_died_is_no_evidence() -> None:
+    """strace gone before the workload ended (lab.strace.stop found none to interrupt): its
+    partial counts, however many, decide nothing."""
+    died, sysv = {**_traced(0, 500), "tracer_died": True}, _traced(900, 0)
+    for fid in ("F5", "F6", "F7"):
+        assert _judge(fid, _raw(died, sysv), runs=2) not in (CONTRADICTED, REPRODUCED), fid
+
+
+def test_a_run_that_measured_nothing_leaves_an_exact_checks_pool() -> None:
+    """The rule registered on 2026-11-29 (semaphores F5 on 16): pooled with runs that traced
+    the backends, a run whose trace followed none (or whose tracer died) neither decides nor
+    blocks the exact check; the pool's count says how many runs measured it."""
+    env = Environment(17, 2, frozenset(), {})
+    measured = _raw(_traced(0, 500, {"futex EAGAIN": 9}), _traced(900, 0))
+    lost = _raw(_traced(0, 1), _traced(900, 0))
+    verdict = FINDING["F5"].judge_runs([(Rounds(lost), env), (Rounds(measured), env), (Rounds(lost), env)])
+    assert verdict.status == REPRODUCED
+    runs = {c.check.text().en: c.estimate.runs for c in verdict.checks}
+    assert runs["this major: futex from PGSemaphoreLock/Unlock > 0"] == 1  # the run that traced
+    assert runs["9.6: System V semaphore sets (ipcs -s) > 0"] == 3  # every run counted the sets
+    assert FINDING["F5"].judge_runs([(Rounds(lost), env)] * 2).status not in (CONTRADICTED, REPRODUCED)
+
+
 def test_f8_fails_when_walwrite_waits_do_not_grow() -> None:
     grows = {"2": {"LWLock:WALWrite": 25, "CPU": 75}, "64": {"LWLock:WALWrite": 65, "CPU": 35}}
     flat = {"2": {"LWLock:WALWrite": 25, "CPU": 75}, "64": {"LWLockNamed:WALWriteLock": 1, "LWLock:WALWrite": 26, "CPU": 74}}

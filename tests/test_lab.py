@@ -94,6 +94,21 @@ def test_two_nodes_on_a_private_network() -> None:
         assert beta.sql("SELECT to_regclass('pgbench_branches')") == [(None,)]
 
 
+def test_a_tracer_that_dies_mid_run_is_noticed() -> None:
+    """strace killed inside the traced block: the trace says its tracer died (the checks it
+    feeds take no value from it), where one stopped at the block's end does not."""
+    with Lab(majors.DEFAULT_MAJOR) as lab:
+        server = lab.server("traced", ptrace=True)
+        with psycopg.connect(server.conninfo(), autocommit=True) as conn:
+            pid = conn.execute("SELECT pg_backend_pid()").fetchone()[0]
+            with traced(server, [pid]) as whole:
+                conn.execute("SELECT count(*) FROM pg_class")
+            with traced(server, [pid]) as killed:
+                assert server.docker.exec_run(["pkill", "-KILL", "-x", "strace"], user="root").exit_code == 0
+                conn.execute("SELECT count(*) FROM pg_class")
+    assert not whole.tracer_died and killed.tracer_died
+
+
 def test_standby_made_by_pg_basebackup_streams_from_its_primary() -> None:
     with Lab() as lab:
         net = lab.network()
@@ -318,9 +333,10 @@ def test_no_password_shows_in_docker_or_the_process_list_and_nothing_is_privileg
         assert standby.sql("SELECT pg_is_in_recovery()") == [(True,)]
         data = primary.sql("SHOW data_directory")[0][0]
         postmaster = int(primary.run(["head", "-n", "1", f"{data}/postmaster.pid"]))
-        with traced(primary, [postmaster]) as lines:
+        with traced(primary, [postmaster]) as trace:
             primary.sql("SELECT 1")
-        assert any("read" in line for line in lines)  # strace attached and saw the backend start
+        assert any("read" in line for line in trace.lines)  # strace attached and saw the backend start
+        assert not trace.tracer_died
         monkeypatch.setenv("PGPASSWORD", lab.password)
         dsn = without_password(primary.conninfo())
         external = lab.external(dsn, "existing")

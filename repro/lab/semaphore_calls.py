@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .servers import ContainerServer
-from .strace import STOP, _as_root, attach
+from .strace import _as_root, attach, stop
 
 CALLS = ("futex", "semop", "semtimedop")
 SEMAPHORE_FUNCTIONS = ("PGSemaphoreLock", "PGSemaphoreUnlock")
@@ -35,10 +35,12 @@ class SemaphoreCalls:
     errors: Counter = field(default_factory=Counter)  # "futex EAGAIN" -> count
     via_semaphore: Counter = field(default_factory=Counter)  # system call -> count
     lock_users: Counter = field(default_factory=Counter)  # "XLogFlush" -> count
+    tracer_died: bool = False  # strace was gone before the workload ended: a partial trace
 
     def as_dict(self) -> dict[str, Any]:
         return {"calls": dict(self.calls), "errors": dict(self.errors),
-                "via_semaphore": dict(self.via_semaphore), "lock_users": dict(self.lock_users)}
+                "via_semaphore": dict(self.via_semaphore), "lock_users": dict(self.lock_users),
+                "tracer_died": self.tracer_died}
 
 
 def parse(trace: str) -> SemaphoreCalls:
@@ -89,8 +91,10 @@ def traced(server: ContainerServer, workload: Callable[[], Any]) -> SemaphoreCal
     try:
         workload()
     finally:
-        _as_root(server, STOP)
-    return parse(_as_root(server, f"cat {OUTPUT}.* 2>/dev/null; rm -f {OUTPUT}.*"))
+        died = not stop(server)
+    found = parse(_as_root(server, f"cat {OUTPUT}.* 2>/dev/null; rm -f {OUTPUT}.*"))
+    found.tracer_died = died
+    return found
 
 
 def semaphore_sets(server: ContainerServer) -> dict[str, int]:

@@ -59,9 +59,18 @@ def parse(trace: str, paths: Sequence[str]) -> FileCalls:
     return found
 
 
+@dataclass
+class Trace:
+    """What strace wrote, and whether it was still tracing when the block ended: a tracer that
+    died mid-run leaves a partial trace, whose counts are no evidence (not zero either)."""
+
+    lines: list[str] = field(default_factory=list)
+    tracer_died: bool = False
+
+
 @contextmanager
-def traced(server: ContainerServer, pids: Sequence[int]) -> Iterator[list[str]]:
-    """Trace `pids` while the block runs; yields a list that holds the trace's lines after it.
+def traced(server: ContainerServer, pids: Sequence[int]) -> Iterator[Trace]:
+    """Trace `pids` while the block runs; yields a `Trace` that holds the trace after it.
 
     strace starts detached and the block begins only once every pid shows a tracer; on
     leaving, strace is interrupted and its output read."""
@@ -69,15 +78,22 @@ def traced(server: ContainerServer, pids: Sequence[int]) -> Iterator[list[str]]:
     command = (f"rm -f {OUTPUT}.*; exec strace -qq -ff -y -s 0 -e trace={','.join(TRACED)} "
                f"-e signal=none -o {OUTPUT} {targets}")
     attach(server, command, pids)
-    lines: list[str] = []
+    trace = Trace()
     try:
-        yield lines
+        yield trace
     finally:
-        _as_root(server, STOP)
-    lines += _as_root(server, f"cat {OUTPUT}.*; rm -f {OUTPUT}.*").splitlines()
+        trace.tracer_died = not stop(server)
+    trace.lines += _as_root(server, f"cat {OUTPUT}.*; rm -f {OUTPUT}.*").splitlines()
 
 
-STOP = "pkill -INT -x strace; while pgrep -x strace > /dev/null; do sleep 0.05; done"
+def stop(server: ContainerServer) -> bool:
+    """Interrupt strace and wait until it has written its files; False if no strace was left
+    to interrupt (it died, or its tracees all ended, before the traced work did)."""
+    return _as_root(server, STOP).strip() == "stopped"
+
+
+STOP = ("if pkill -INT -x strace; then while pgrep -x strace > /dev/null; do sleep 0.05; done; "
+        "echo stopped; fi")
 
 
 def attach(server: ContainerServer, command: str, pids: Sequence[int]) -> None:
@@ -90,7 +106,7 @@ def attach(server: ContainerServer, command: str, pids: Sequence[int]) -> None:
         if server.docker.exec_run(["sh", "-c", check]).exit_code == 0:
             return
         time.sleep(0.1)
-    _as_root(server, STOP)
+    stop(server)
     caps = server.docker.attrs["HostConfig"].get("CapAdd") or []
     raise ReproError(f"strace could not attach to {list(pids)}: "
                      + ("the Docker engine refuses ptrace to a container with SYS_PTRACE "

@@ -11,14 +11,18 @@ FIELDS = ("time_ms", "request_kb", "heap_read", "heap_hit")
 
 
 def per_block(trace: dict[str, Any], what: str) -> float | None:
-    """Calls (`willneed_calls`, `read_calls`) per heap block the traced scan visited."""
-    return trace[what] / trace["heap_blocks"] if trace.get("heap_blocks") else None
+    """Calls (`willneed_calls`, `read_calls`) per heap block the traced scan visited; none
+    from a trace whose tracer died before the scan ended (its counts are partial)."""
+    if trace.get("tracer_died") or not trace.get("heap_blocks"):
+        return None
+    return trace[what] / trace["heap_blocks"]
 
 
 def mean_kb(trace: dict[str, Any], what: str) -> float | None:
-    """The mean size of the advice (`willneed`) or of the reads (`read`), in kB."""
+    """The mean size of the advice (`willneed`) or of the reads (`read`), in kB; none from a
+    trace whose tracer died before the scan ended."""
     calls = trace[f"{what}_calls"]
-    return trace[f"{what}_bytes"] / calls / 1024 if calls else None
+    return trace[f"{what}_bytes"] / calls / 1024 if calls and not trace.get("tracer_died") else None
 
 
 def from_device(run: dict[str, Any]) -> float:

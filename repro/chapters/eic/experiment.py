@@ -115,12 +115,12 @@ class ColdScan:
             if self.server.major >= 18:
                 pids += [r[0] for r in conn.execute(
                     "SELECT pid FROM pg_stat_activity WHERE backend_type = 'io worker'")]
-            with traced(self.server, pids) as lines:
+            with traced(self.server, pids) as trace:
                 plan = _explain(conn, self.query, _session(self.server, eic, 0))
-        calls = parse("\n".join(lines), self.heap)
+        calls = parse("\n".join(trace.lines), self.heap)
         scan = summarize_plan(plan)
         return {**calls.as_dict(), "heap_blocks": scan["heap_read"] + scan["heap_hit"],
-                "heap_hit": scan["heap_hit"], "processes": len(pids)}
+                "heap_hit": scan["heap_hit"], "processes": len(pids), "tracer_died": trace.tracer_died}
 
 
 def _load(server: ContainerServer, schema: str, rows: int) -> None:

@@ -22,12 +22,13 @@ MIN_TRACED_CALLS = 10  # the postmaster alone makes one or two; traced backends,
 
 
 def trace_of(raw: dict[str, Any], server: str) -> dict[str, Any] | None:
-    """The server's trace, or None when it caught almost nothing. At the traced client count
-    the update workload's backends sleep on LWLocks hundreds of times (every trace of every
-    server so far); a trace of fewer calls than MIN_TRACED_CALLS, of any kind, did not
-    follow the backends, and its zero counts are no evidence either way."""
+    """The server's trace, or None when it caught almost nothing or its tracer died before the
+    workload ended. At the traced client count the update workload's backends sleep on
+    LWLocks hundreds of times (every trace of every server so far); a trace of fewer calls
+    than MIN_TRACED_CALLS, of any kind, did not follow the backends, and its zero counts are
+    no evidence either way; nor are a dead tracer's partial counts."""
     traced = raw.get("semaphore_calls", {}).get(server)
-    if traced is None or sum(traced["calls"].values()) < MIN_TRACED_CALLS:
+    if traced is None or traced.get("tracer_died") or sum(traced["calls"].values()) < MIN_TRACED_CALLS:
         return None
     return traced
 
