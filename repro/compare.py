@@ -143,6 +143,15 @@ def settings_that_differ(mine: dict[str, Any], theirs: dict[str, Any]
     return {label: differ for label, x, y in pairs if (differ := _differ(x, y))}
 
 
+def recorded_that_differ(mine: dict[str, Any], theirs: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
+    """What both runs recorded of how they ran (pooling.recorded: each server's container, its
+    settings at each start and at each reload, its client programs) and differs: what the
+    pool's guard would keep the two runs apart by. A field only one of them recorded is not
+    a difference, as for the guard."""
+    a, b = pooling.recorded(mine), pooling.recorded(theirs)
+    return {k: (a[k], b[k]) for k in sorted(set(a) & set(b)) if a[k] != b[k]}
+
+
 def compare(chapter: Chapter, major: float | None) -> dict[str, Any]:
     doc = latest_here(chapter, major)
     if "unavailable" in doc:
@@ -154,4 +163,5 @@ def compare(chapter: Chapter, major: float | None) -> dict[str, Any]:
             "published_runs": [r.doc["provenance"]["started"] for r in pool.runs],
             "findings": findings(Run(chapter, doc).verdicts, pool.verdicts),
             "machines": {k: {"this_machine": machine(doc)[k], "published": machine(newest)[k]} for k, _ in MACHINE},
-            "settings_that_differ": settings_that_differ(doc, newest)}
+            "settings_that_differ": settings_that_differ(doc, newest),
+            "recorded_that_differ": recorded_that_differ(doc, newest)}

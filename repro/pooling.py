@@ -64,8 +64,9 @@ def recorded(doc: dict[str, Any]) -> dict[str, Any]:
     """What a run recorded of how it ran, field by field, for the pool's guard (the pyperf
     rule), each server's by its role: its container (shared memory, CPUs, capabilities), the
     settings it was started with at each start (which ones, and each one's values), the
-    client programs run against it (where they connected, their session settings); and
-    where the client programs ran beside an existing server."""
+    values reloads set (ALTER SYSTEM, per condition), the client programs run against it
+    (where they connected, their session settings); and where the client programs ran beside
+    an existing server."""
     fields: dict[str, Any] = {}
     for server in doc["provenance"]["servers"]:
         of = role(server)
@@ -78,6 +79,12 @@ def recorded(doc: dict[str, Any]) -> dict[str, Any]:
                     values.setdefault(name, set()).add(value)
             fields[f"settings at the starts of {of}"] = sorted(values)
             fields |= {f"{name} at the starts of {of}": sorted(v) for name, v in values.items()}
+        if "reloads" in server:
+            reloaded: dict[str, set[str]] = {}
+            for reload in server["reloads"]:
+                for name, value in reload["settings"].items():
+                    reloaded.setdefault(name, set()).add(value)
+            fields |= {f"{name} set by reloads of {of}": sorted(v) for name, v in reloaded.items()}
         if "client_runs" in server:
             fields[f"client programs of {of}"] = sorted(
                 " ".join(filter(None, [c["program"], c["host"] and f"-h {c['host']}",

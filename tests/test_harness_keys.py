@@ -21,7 +21,7 @@ HARNESS = {"repro.lab.harness:"} | {f"repro.lab.harness.{unit}" for unit in (
     "connections:InContainer._exec", "connections:InContainer._start_again", "connections:InContainer.conninfo",
     "connections:InContainer.docker", "connections:InContainer.wait_ready", "connections:InContainer._name",
     "connections:InContainer._last_lines", "connections:STARTED_WITH", "connections:Endpoint.client_runs",
-    "connections:use_of",
+    "connections:use_of", "connections:Endpoint.reloads", "connections:_counted",
     "containers:", "containers:Containers", "containers:Containers.__enter__", "containers:Containers.__exit__",
     "containers:Containers.__init__", "containers:Containers._container", "containers:Containers._creating",
     "containers:Containers._describe_config", "containers:Containers._image", "containers:Containers._interrupt",

@@ -70,12 +70,17 @@ def test_single_server_settings_restart_pgbench_and_tools() -> None:
         assert timing["per_loop_ns"] > 0
         assert "pg_wait_sampling" in {row[0] for row in
                                       s.sql("SELECT name FROM pg_available_extensions")}
-        s.set({"application_name": "it's quoted"})  # ALTER SYSTEM with a quoted literal
-        assert s.sql("SHOW application_name") == [("it's quoted",)]
+        s.set_by_reload({"application_name": "it's quoted"})  # ALTER SYSTEM with a quoted literal
+        assert s.sql("SHOW application_name") == [("it's quoted",)]  # applied when set returns
+        s.set_by_reload({"maintenance_work_mem": "8MB", "work_mem": "8MB"})
+        assert s.sql("SHOW maintenance_work_mem") == [("8MB",)]
+        assert s.sql("SHOW work_mem") == [("5242kB",)]  # the command line wins over ALTER SYSTEM
         used = use_of(s, redacted)  # what the pool's guard reads: each start's settings, each client's run
         assert [u["settings"].get("shared_preload_libraries") for u in used["starts"]] == [None, "auto_explain"]
         assert [u["starts"] for u in used["starts"]] == [2, 1]  # the third start is the first one again
         assert all(u["settings"]["work_mem"] == "5242kB" for u in used["starts"])
+        assert used["reloads"] == [{"settings": {"application_name": "it's quoted"}, "reloads": 1},  # what took effect
+                                   {"settings": {"maintenance_work_mem": "8MB", "work_mem": "5242kB"}, "reloads": 1}]
         assert {(c["program"], c["host"], c["session_settings"], c["runs"]) for c in used["client_runs"]} == {
             ("pgbench", "/var/run/postgresql", "-c work_mem=1MB", 1), ("pg_test_timing", "", "", 1)}
 

@@ -104,18 +104,21 @@ def test_the_spread_between_machines_is_measured_as_the_spread_between_runs() ->
 
 
 def test_runs_started_with_other_settings_or_clients_do_not_pool_and_the_page_names_the_setting() -> None:
-    """Settings switched by restarts are recorded at each start, and client programs with
-    their session settings: a run whose server was started with another shared_buffers, or
-    whose pgbench ran under other session settings, is left out, named by the setting and
+    """Settings switched by restarts are recorded at each start, those switched by reloads
+    (a condition's wal_sync_method) at each reload, and client programs with their session
+    settings: a run whose server was started with another shared_buffers, whose conditions
+    reloaded other values, or whose pgbench ran under other session settings, is left out, named by the setting and
     the values that differ (not the whole record); older runs, which recorded neither, pool."""
     chapter = registry.get("auto_explain")
     stored = sorted((results.ROOT / "results" / "auto_explain").glob("pg17-default-*.json"))[-1]
     doc = results.load(stored, "auto_explain")
     key = {**doc["key"], "experiment": chapter.experiment_hash("default")}
 
-    def run(day: int, sizes: list[str] | None, options: str = "-c jit=off") -> tuple[Path, dict]:
+    def run(day: int, sizes: list[str] | None, options: str = "-c jit=off",
+            methods: tuple[str, ...] = ("fdatasync", "open_datasync")) -> tuple[Path, dict]:
         used = {} if sizes is None else {
             "starts": [{"settings": {"shared_buffers": size, "max_wal_size": "1GB"}, "starts": 2} for size in sizes],
+            "reloads": [{"settings": {"wal_sync_method": m}, "reloads": 1} for m in methods],
             "client_runs": [{"program": "pgbench", "host": "/var/run/postgresql", "session_settings": options,
                              "runs": day}]}
         servers = [{**s, **used} for s in doc["provenance"]["servers"]]
@@ -123,13 +126,15 @@ def test_runs_started_with_other_settings_or_clients_do_not_pool_and_the_page_na
         return Path(f"pg17-default-2030010{day}.json"), {**doc, "key": key, "provenance": provenance}
 
     found = [run(1, None), run(2, ["128MB", "512MB"]), run(3, ["128MB", "1GB"]), run(4, ["128MB", "1GB"], "-c jit=on"),
-             run(5, ["128MB", "1GB"])]
+             run(6, ["128MB", "1GB"], methods=("fdatasync", "fsync")), run(7, ["128MB", "1GB"])]
     pool = pooling.gather(chapter, 17, "default", found=found)
-    assert [p for p, d in found if any(r.doc is d for r in pool.runs)] == [found[i][0] for i in (0, 2, 4)]
+    assert [p for p, d in found if any(r.doc is d for r in pool.runs)] == [found[i][0] for i in (0, 2, 5)]
     why = {left.path: left.why.en for left in pool.left_out}
     role = pooling.role(doc["provenance"]["servers"][0])
     assert why[found[1][0]] == (f"a run whose recorded shared_buffers at the starts of {role} differs from the "
                                 f"newest run's (512MB, the newest 1GB)")
+    assert why[found[4][0]] == (f"a run whose recorded wal_sync_method set by reloads of {role} differs from "
+                                f"the newest run's (fsync, the newest open_datasync)")  # a setting of a condition
     assert why[found[3][0]] == (f"a run whose recorded client programs of {role} differs from the newest run's "
                                 f"(pgbench -h /var/run/postgresql PGOPTIONS='-c jit=on', the newest "
                                 f"pgbench -h /var/run/postgresql PGOPTIONS='-c jit=off')")

@@ -401,6 +401,21 @@ def test_compare_matches_servers_by_role_not_order() -> None:
     assert compare.settings_that_differ(mine, theirs) == {"loaded per session | not loaded": {"port": ("5433", None)}}
 
 
+def test_compare_names_what_the_pools_guard_would_split_on() -> None:
+    """`repro compare` shows the recorded fields (pooling.recorded) that both runs have and
+    that differ, such as a condition's wal_sync_method set by reload; a field one run lacks
+    (an older run) is no difference."""
+    def doc(methods: list[str] | None, shm: str = "1g") -> dict:
+        server = {"role": {"ja": "s", "en": "s"}, "settings": {}, "container": {"shm_size": shm}}
+        if methods is not None:
+            server["reloads"] = [{"settings": {"wal_sync_method": m}, "reloads": 1} for m in methods]
+        return {"provenance": {"servers": [server]}}
+    assert compare.recorded_that_differ(doc(["fdatasync", "fsync"]), doc(["fdatasync"])) == {
+        "wal_sync_method set by reloads of s": (["fdatasync", "fsync"], ["fdatasync"])}
+    assert compare.recorded_that_differ(doc(["fsync"]), doc(None)) == {}
+    assert compare.recorded_that_differ(doc(None, "2g"), doc(None)) == {"shm_size of s": ("2g", "1g")}
+
+
 def test_a_page_watches_the_folders_of_its_results(tmp_path, monkeypatch) -> None:
     """A run added beside the stored ones touches no existing file, only its folder: the
     pages built from the chapter's results must depend on that folder too (a warm build

@@ -218,6 +218,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
             print(f"     {role}:")
             for k, (a, b) in differ.items():
                 print(f"        {k}: {a or '(default)'} | {b or '(default)'}")
+    if found["recorded_that_differ"]:
+        print("  how the runs ran, where it differs (this machine | published; the pool keeps such runs apart):")
+        for k, (a, b) in found["recorded_that_differ"].items():
+            print(f"     {k}: {a} | {b}")
     return 0
 
 

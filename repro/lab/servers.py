@@ -14,7 +14,6 @@ of every major (FIXED): JIT, which only 11 and later have, is off, as on 9.6 and
 from __future__ import annotations
 
 import shlex
-import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -25,12 +24,15 @@ from ..text import Text
 from .harness import images
 from .harness.connections import Endpoint, InContainer
 from .harness.containers import DB, USER, Containers
+from .harness.waiting import until
 from .pgbench import PgbenchResult, parse
 
 if TYPE_CHECKING:
     from testcontainers.core.network import Network
 
 SOCKET_DIR = "/var/run/postgresql"
+RELOAD_TIMEOUT_S = 10  # a reload is a signal to the postmaster: it takes milliseconds
+STANDBY_TIMEOUT_S = 60  # a base backup of a fresh primary, then streaming
 
 
 def fixed_settings(major: float) -> dict[str, str]:
@@ -86,6 +88,17 @@ class Server(Endpoint):
             self.sql(pgsql.SQL("ALTER SYSTEM SET {} = {}").format(pgsql.Identifier(key),
                                                                   pgsql.Literal(value)))
         self.sql("SELECT pg_reload_conf()")
+
+    def set_by_reload(self, settings: dict[str, str]) -> None:
+        """`set`, then return once a new session sees the reload (the postmaster's
+        pg_conf_load_time moved on: a reload is asynchronous), and record the values that
+        session sees (the pool's guard). What a condition switches by reload goes this way."""
+        before = self.sql("SELECT pg_conf_load_time()")[0][0]
+        self.set(settings)
+        until(lambda: self.sql("SELECT pg_conf_load_time()")[0][0] > before, RELOAD_TIMEOUT_S,
+              f"the server did not reload {', '.join(settings)} within {RELOAD_TIMEOUT_S} s", 0.02)
+        self.reloads.append(dict(self.sql("SELECT name, current_setting(name) FROM pg_settings "
+                                          "WHERE name = ANY(%s) ORDER BY name", (list(settings),))))
 
 
 class ContainerServer(Server, InContainer):
@@ -192,12 +205,9 @@ class Lab(Containers):
                                        host=shlex.quote(primary.alias))
         standby = self.server(Text(f"スタンバイ {name}", f"standby {name}"), settings, network=network,
                               alias=name, entrypoint=["sh", "-c", script, "standby"])
-        deadline = time.monotonic() + 60
-        while primary.sql("SELECT state FROM pg_stat_replication WHERE application_name = %s",
-                          (name,)) != [("streaming",)]:
-            if time.monotonic() > deadline:
-                raise ReproError(f"standby {name} did not stream from {primary.alias} within 60 s")
-            time.sleep(0.05)
+        until(lambda: primary.sql("SELECT state FROM pg_stat_replication WHERE application_name = %s",
+                                  (name,)) == [("streaming",)],
+              STANDBY_TIMEOUT_S, f"standby {name} did not stream from {primary.alias} within {STANDBY_TIMEOUT_S} s", 0.05)
         return standby
 
 

@@ -18,14 +18,13 @@ needs a primary and standbys that the run starts and configures.
 """
 from __future__ import annotations
 
-import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from psycopg import sql as pgsql
 
-from ...errors import ReproError
 from ...lab.context import RunContext
+from ...lab.harness.waiting import until
 from ...lab.poller import Poller
 from ...lab.servers import ContainerServer
 from ...lab.wal import has_walinspect, last_commit_end, lsn, spelled
@@ -68,7 +67,7 @@ class Topology:
     @staticmethod
     def _set(server: ContainerServer, setting: str, value: str) -> None:
         if server.sql(f"SHOW {setting}")[0][0] != value:
-            server.set({setting: value})
+            server.set_by_reload({setting: value})
 
     def replication(self) -> dict[str, dict[str, Any]]:
         """pg_stat_replication on the primary, by application_name."""
@@ -82,19 +81,17 @@ class Topology:
     def wait_caught_up(self, connected: tuple[str, ...], synchronous: tuple[str, ...]) -> None:
         """Until exactly `connected` stream, the synchronous ones are "sync", and every one
         has replayed the primary's current WAL: each run starts without a backlog."""
-        deadline = time.monotonic() + CATCH_UP_TIMEOUT_S
-        while True:
+        seen: dict[str, dict[str, Any]] = {}
+
+        def caught_up() -> bool:
             target = lsn(self.primary.sql(spelled("SELECT pg_current_wal_lsn()::text", self.primary.major))[0][0])
-            seen = self.replication()
-            if (set(seen) == set(connected)
-                    and all(seen[n]["state"] == "streaming" and seen[n]["replay"] >= target
-                            and (seen[n]["sync_state"] == "sync") == (n in synchronous)
-                            for n in connected)):
-                return
-            if time.monotonic() > deadline:
-                raise ReproError(f"standbys did not reach the configuration {connected} "
-                                 f"(synchronous {synchronous}) within {CATCH_UP_TIMEOUT_S} s: {seen}")
-            time.sleep(0.1)
+            seen.clear()
+            seen.update(self.replication())
+            return set(seen) == set(connected) and all(
+                seen[n]["state"] == "streaming" and seen[n]["replay"] >= target
+                and (seen[n]["sync_state"] == "sync") == (n in synchronous) for n in connected)
+        until(caught_up, CATCH_UP_TIMEOUT_S, lambda: f"standbys did not reach the configuration {connected} "
+                                                      f"(synchronous {synchronous}) within {CATCH_UP_TIMEOUT_S} s: {seen}")
 
     def checksums(self) -> dict[str, int]:
         """A checksum of pgbench_accounts on every server (standbys caught up first)."""
@@ -127,7 +124,7 @@ def _recovery_conf(standby: ContainerServer) -> dict[str, str]:
 def _set_conninfo(standby: ContainerServer, conninfo: str) -> None:
     """Point a standby's WAL receiver at the primary, or stop it (empty conninfo)."""
     if standby.major >= 13:
-        standby.set({"primary_conninfo": conninfo})
+        standby.set_by_reload({"primary_conninfo": conninfo})
         return
     if standby.major >= 12:
         standby.sql(pgsql.SQL("ALTER SYSTEM SET primary_conninfo = {}").format(pgsql.Literal(conninfo)))

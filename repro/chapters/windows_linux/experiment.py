@@ -17,7 +17,6 @@ on the server's machine, and the read curve needs the server's CPU count.
 """
 from __future__ import annotations
 
-import time
 from typing import Any, Callable
 
 import psycopg
@@ -36,7 +35,6 @@ from .conditions import (FSYNC, METHODS, ONE_WRITE, SB_UPDATE_CLIENTS, SMALL_BUF
 DATA = "/var/lib/postgresql/data"
 FSYNC_FILE = f"{DATA}/pg_test_fsync.tmp"  # the WAL's own storage
 PROBE_AIDS = 5  # read transactions explained per shared_buffers
-RELOAD_TIMEOUT_S = 10
 WARMUP_S = 1
 STORAGE = ("stat -f -c %T " + DATA + "; uname -r; "
            "for f in /sys/block/*/queue/write_cache; do d=${f#/sys/block/}; echo \"${d%%/*} $(cat $f)\"; done")
@@ -53,14 +51,10 @@ def _pgbench(server: ContainerServer, script: str, text: str, clients: int, seco
 
 
 def set_method(server: ContainerServer, method: str) -> None:
-    """Set wal_sync_method by reload; wait until a new session sees it (the reload is
-    asynchronous)."""
-    server.set({"wal_sync_method": method})
-    deadline = time.monotonic() + RELOAD_TIMEOUT_S
-    while server.sql("SHOW wal_sync_method")[0][0] != method:
-        if time.monotonic() > deadline:
-            raise ReproError(f"wal_sync_method did not change to {method}")
-        time.sleep(0.05)
+    """Set wal_sync_method by reload (Server.set_by_reload returns once a new session sees it)."""
+    server.set_by_reload({"wal_sync_method": method})
+    if server.sql("SHOW wal_sync_method")[0][0] != method:
+        raise ReproError(f"wal_sync_method did not change to {method}")
 
 
 def switch_buffers(server: ContainerServer, size: str) -> None:

@@ -61,6 +61,12 @@ class Endpoint:
         (-h: a socket directory, a host), its session settings (PGOPTIONS)), for the pool's guard."""
         return self.__dict__.setdefault("_client_runs", {})
 
+    @property
+    def reloads(self) -> list[dict[str, str]]:
+        """The settings changed by a reload (ALTER SYSTEM), as a new session saw them once the
+        reload had applied: one entry per reload, for the pool's guard."""
+        return self.__dict__.setdefault("_reloads", [])
+
     def run(self, cmd: list[str], env: dict[str, str] | None = None) -> str:
         """Run a client-side program; raise with its output if it fails."""
         env = env or {}
@@ -155,17 +161,26 @@ class InContainer(Endpoint):
 
 def use_of(server: Endpoint, redact: Callable[[str], str]) -> dict[str, Any]:
     """How the run used a server, recorded with it for the pool's guard (pooling.recorded):
-    what it was started with, each distinct set once with how many starts had it, in order
-    (`redact` takes a password out of a value, e.g. a standby's primary_conninfo); and each
-    kind of client program run against it, with how many times it ran."""
-    starts: list[dict[str, Any]] = []
-    for settings in getattr(server, "starts", []):
-        clean = {name: redact(value) for name, value in settings.items()}
-        same = next((s for s in starts if s["settings"] == clean), None)
-        if same is None:
-            starts.append({"settings": clean, "starts": 1})
-        else:
-            same["starts"] += 1
+    what it was started with and what reloads set, each distinct set once with how many starts
+    (reloads) had it, in order (`redact` takes a password out of a value, e.g. a standby's
+    primary_conninfo); and each kind of client program run against it, with how many times it
+    ran."""
+    starts = _counted(getattr(server, "starts", []), redact, "starts")
+    reloads = _counted(server.reloads, redact, "reloads")
     clients = [{"program": program, "host": host, "session_settings": options, "runs": runs}
                for (program, host, options), runs in sorted(server.client_runs.items())]
-    return {**({"starts": starts} if starts else {}), "client_runs": clients}
+    return {**({"starts": starts} if starts else {}), **({"reloads": reloads} if reloads else {}),
+            "client_runs": clients}
+
+
+def _counted(seen: list[dict[str, str]], redact: Callable[[str], str], count: str) -> list[dict[str, Any]]:
+    """Each distinct set of settings once, in order, with how many times it was seen."""
+    out: list[dict[str, Any]] = []
+    for settings in seen:
+        clean = {name: redact(value) for name, value in settings.items()}
+        same = next((s for s in out if s["settings"] == clean), None)
+        if same is None:
+            out.append({"settings": clean, count: 1})
+        else:
+            same[count] += 1
+    return out
