@@ -164,10 +164,12 @@ class Run:
 
     def estimate(self, measure: Measure) -> Number:
         """A measure's value with its interval: over the pool's runs when the run is shown as
-        part of one, else over this run's rounds."""
+        part of one (the number then says over how many: pages label it pooled, not this
+        build's), else over this run's rounds."""
         if measure not in self._estimates:
             runs = [r.rounds for r in self.pool.runs] if self.pool is not None else [self.rounds]
             e = measure.pooled(runs)
             exact = measure.exact and e.low == e.high  # counted: no interval to show
-            self._estimates[measure] = measure.number(e.value, *((None, None) if exact else (e.low, e.high)))
+            number = measure.number(e.value, *((None, None) if exact else (e.low, e.high)))
+            self._estimates[measure] = replace(number, runs=e.runs) if e.runs > 1 else number
         return self._estimates[measure]

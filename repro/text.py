@@ -42,6 +42,7 @@ class Number:
     signed: bool = False
     low: float | None = None
     high: float | None = None
+    runs: int | None = None  # the runs a pooled estimate is over (None: one run's own rounds)
 
     def format(self, lang: str, interval: bool = True) -> str:
         if self.value is None:

@@ -63,3 +63,17 @@ def test_a_cells_value_and_size_mark_come_from_one_check(first_above: float, sta
     assert mark == (sizes.MARK[sizes.LARGER] if shown else sizes.MARK[sizes.SAME])
     assert title == size.text().en and f"(check {shown + 1})" in title
     assert f"ours {check.number().format('en', interval=False)} vs" in title  # the cell's own value
+
+
+def _shown(v: Verdict, originals: list[str]) -> store.Shown:
+    pool = pooling.Pool(None, 17, "default", [], [])
+    declared = sizes._numbers("demo F6", v.finding, originals)
+    pool.__dict__.update(verdicts=[v], check_sizes={"F6": sizes.each_check(declared, v, 1)})
+    return store.Shown(SimpleNamespace(doc={}, pool=pool, chapter=None), None)
+
+
+def test_the_pdf_cell_prints_the_symbol_the_legend_explains_and_the_size_mark() -> None:
+    v = _verdict(_finding(10))
+    cell = _matrix_cell(_shown(v, ["+20.5 %", "+25.8 %"]), "F6", "en")
+    latex = "".join(n.astext() for n in cell.findall(nodes.raw) if n["format"] == "latex")
+    assert "✓ reproduced" in latex and sizes.MARK[sizes.LARGER] in latex

@@ -36,6 +36,7 @@ from repro.site.answer import NOT_HERE
 from repro.site.report import BUCKETS, KIND_SHORT, ORDER, OTHER_MAJORS, SPLIT, bucket
 from repro.site.roles import run_numbers
 from repro.site.words import WORDS
+from repro.verdict import CHANGED, CONTRADICTED, INCONCLUSIVE, REPRODUCED
 
 ROOT = Path(__file__).resolve().parent.parent
 SHOTS = ROOT / "_build" / "screenshots"
@@ -352,6 +353,23 @@ LEGEND_SYMBOL = re.compile(r'<span class="repro-legend-symbol">([^<]*)</span>')
 
 def _tags_out(fragment: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", " ", fragment))
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+def test_one_word_for_each_verdict_on_the_front_page_the_judging_page_and_the_matrix(site: Path, lang: str) -> None:
+    """A verdict has one word (#70): the front page's tally and groups say it as the findings'
+    badges do, the judging page defines it under that word, and the matrix's legend explains
+    its symbol with it; the front page's words of before ("Does not hold", "Undecided") are gone."""
+    index = _tags_out((site / lang / "index.html").read_text(encoding="utf-8"))
+    judging = _tags_out((site / lang / "judging.html").read_text(encoding="utf-8"))
+    matrix = (site / lang / "matrix.html").read_text(encoding="utf-8")
+    legend = _tags_out(matrix[matrix.index("repro-legend"):][:20000])
+    for status in (REPRODUCED, CONTRADICTED, CHANGED, INCONCLUSIVE):
+        word = verdict_words.STATUS[status](lang)
+        heading = word[:1].upper() + word[1:]
+        assert heading in index and f"{heading}:" in judging and word in legend, (status, word)
+    if lang == "en":
+        assert "Does not hold" not in index and "Undecided" not in index
 
 
 @pytest.mark.parametrize("lang", ["ja", "en"])

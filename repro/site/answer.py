@@ -1,6 +1,7 @@
 """The front page's first screen (repro-answer): a one-line tally of the originals' claims on
-the default major (holds, does not hold, changed, not judged here, undecided), then the
-claims grouped by their pooled verdict, what does not hold first. A claim that does not hold
+the default major (reproduced, contradicted, changed, not judged here, inconclusive: the
+verdicts' words, as every table, the matrix and the PDF say them), then the claims grouped
+by their pooled verdict, what does not hold first. A claim that does not hold
 where it was expected to is a refutation; one that cannot be judged on this machine, or was
 registered as not holding here, is a limit of this experiment, and the two never share a
 group. Each item names its chapter by its short name and links to the finding's row on the
@@ -14,7 +15,7 @@ from .. import majors, registry
 from ..chapter import Chapter
 from ..text import Text
 from ..verdict import CHANGED, CONTRADICTED, INCONCLUSIVE, NOT_APPLICABLE, ORIGINAL, PARTIAL, REPRODUCED, Verdict
-from ..verdict_words import badge_of
+from ..verdict_words import STATUS, badge_of
 from . import store
 from .expectations import expectation_note
 from .nodes import Directive, doc_link, finding_link, has_findings_table, para
@@ -22,19 +23,25 @@ from .words import WORDS
 
 NOT_HERE = "not here"  # not applicable here, or contradicted where it was not expected to hold
 # the groups as the page lists them, what does not hold first; the tally counts them in TALLY's order
+def _heading(status: str) -> Text:
+    """A verdict's word, as the tables, the matrix and the PDF say it, as a heading."""
+    word = STATUS[status]
+    return Text(word.ja, word.en[:1].upper() + word.en[1:])
+
+
 GROUPS = [
-    (CONTRADICTED, Text("成り立たない", "Does not hold")),
-    (CHANGED, Text("その後のメジャーで変わった", "Changed since the original")),
-    (NOT_HERE, Text("ここでは判定しない", "Not judged here")),
-    (INCONCLUSIVE, Text("まだ決まらない", "Undecided")),
-    (PARTIAL, Text("測った種類では成り立つ", "Holds for the kinds measured")),
-    (REPRODUCED, Text("成り立つ", "Holds")),
+    (CONTRADICTED, _heading(CONTRADICTED)),
+    (CHANGED, _heading(CHANGED)),
+    (NOT_HERE, Text("ここでは判定しない", "Not judged here")),  # not applicable, or not expected here
+    (INCONCLUSIVE, _heading(INCONCLUSIVE)),
+    (PARTIAL, _heading(PARTIAL)),
+    (REPRODUCED, _heading(REPRODUCED)),
 ]
 TALLY = (REPRODUCED, PARTIAL, CONTRADICTED, CHANGED, NOT_HERE, INCONCLUSIVE)
 NOT_HERE_MEANS = Text(
     "このマシンでは確かめられない主張 (要るものが足りない) と、ここでは成り立たないと登録した主張です。",
     "Claims this machine cannot check (it lacks what they need), and claims registered as not holding here.")
-HOLDS_UNEXPECTED = Text("ここでは成り立たないと予想していたが、成り立つ", "holds, although not expected to here")
+HOLDS_UNEXPECTED = Text("ここでは成り立たないと予想していたが、再現した", "reproduced, although not expected to hold here")
 ON_RUNS = Text("{n} 回の実行", "{n} runs")
 TALLY_HEAD = Text("原典の主張 {n} 件は PostgreSQL {major} でいまも成り立つか: ",
                   "Do the originals' {n} claims still hold on PostgreSQL {major}? ")

@@ -235,7 +235,7 @@ class RoundsDirective(ChapterDirective):
         by_count: dict[int, list[str]] = {}
         for condition, n in counts.items():
             by_count.setdefault(n, []).append(condition)
-        rows: list[list[Any]] = [[Number(n, "", 0), ", ".join(cs)] for n, cs in sorted(by_count.items())]
+        rows: list[list[Any]] = [[Number(n, "", 0), _identifiers(cs)] for n, cs in sorted(by_count.items())]
         logs = run.raw.get("rounds_log", [])
         table = Table(Text("条件ごとのラウンド数", "Rounds per condition"),
                       [Text("ラウンド", "Rounds"), Text("条件", "Conditions")], rows,
@@ -254,9 +254,19 @@ class RoundsDirective(ChapterDirective):
         return out
 
 
-ROUNDS_NOTE = Text("ラウンドは、すべての条件を 1 回ずつ測る単位です。最小のラウンド数より後のラウンドは、判定が決まらない知見が"
+def _identifiers(names: list[str]) -> nodes.paragraph:
+    """Conditions by the names the results file gives them: identifiers (code), never prose
+    to translate ("this major" on a Japanese page)."""
+    cell = nodes.paragraph()
+    for i, name in enumerate(names):
+        cell += nodes.Text(", " if i else "")
+        cell += nodes.literal(text=name)
+    return cell
+
+
+ROUNDS_NOTE = Text("条件は結果ファイルでの名前で示します。ラウンドは、すべての条件を 1 回ずつ測る単位です。最小のラウンド数より後のラウンドは、判定が決まらない知見が"
                    "読む条件だけを測ります (下の記録)。",
-                   "A round measures every condition once; rounds beyond the minimum measure only the conditions "
+                   "Conditions go by their names in the results file. A round measures every condition once; rounds beyond the minimum measure only the conditions "
                    "that undecided findings read (see the log below).")
 
 

@@ -12,7 +12,7 @@ from ..chapter import Table
 from ..text import Text
 from ..verdict import (CHANGED, CONTRADICTED, INCONCLUSIVE, NOT_APPLICABLE, PARTIAL, REPRODUCED, CheckResult, Finding,
                        Verdict)
-from ..verdict_words import KIND, badge_of
+from ..verdict_words import KIND, STATUS, badge_of
 from . import store
 from .expectations import DECLARED_AFTER, PREDICTED, mark_nodes
 from .nodes import (ChapterDirective, Directive, details, details_summary, para, source_sentences, table_node,
@@ -36,13 +36,13 @@ STALE = "(!)"
 # Every symbol a matrix shows, with its meaning: the legend under a chapter's table and at the
 # top of the matrix page (tests/test_site.py checks that it covers the built pages).
 LEGEND: list[tuple[str, Text]] = [
-    (SYMBOL[REPRODUCED], Text("再現した", "reproduced")),
+    (SYMBOL[REPRODUCED], STATUS[REPRODUCED]),  # the verdicts' own words, as every page says them
     (SYMBOL[PARTIAL], Text("一部で再現 (測った種類では再現し、測っていない種類がある)",
                            "reproduced in part (on the kinds measured; others were not measured)")),
-    (SYMBOL[CONTRADICTED], Text("再現しなかった", "contradicted")),
-    (SYMBOL[CHANGED], Text("後のメジャーで変化", "changed in a later major")),
-    (SYMBOL[INCONCLUSIVE], Text("判定できず", "inconclusive")),
-    (SYMBOL[NOT_APPLICABLE], Text("対象外", "not applicable")),
+    (SYMBOL[CONTRADICTED], STATUS[CONTRADICTED]),
+    (SYMBOL[CHANGED], STATUS[CHANGED]),
+    (SYMBOL[INCONCLUSIVE], STATUS[INCONCLUSIVE]),
+    (SYMBOL[NOT_APPLICABLE], STATUS[NOT_APPLICABLE]),
     (sizes.MARK[sizes.SAME], Text("効果の大きさが原典と同じ (原典の値がここでの 95% 信頼区間に入る)",
                                   "the effect is the original's size (its number lies within our 95 % interval)")),
     (sizes.MARK[sizes.SMALLER], Text("効果がいまは原典より小さい", "the effect is smaller now than the original's")),
@@ -95,10 +95,10 @@ def cell_check(shown: store.Shown, v: Verdict) -> tuple[CheckResult | None, size
 
 
 def _matrix_cell(shown: store.Shown, fid: str, lang: str) -> nodes.Node:
-    """A compact cell: the verdict as a symbol (its name for screen readers and on hover),
-    the value of the check it is shown by with its unit (and the check's number, where a
-    finding has several) and that check's size mark; opening it shows the verdict, the
-    value's interval and the runs it pools."""
+    """A compact cell: the verdict as a symbol (its name for screen readers and on hover;
+    the PDF prints both), the value of the check it is shown by (cell_check) with its unit
+    (and the check's number, where a finding has several) and that check's size mark;
+    opening it shows the verdict, the value's interval and the runs it pools."""
     if shown.run is None:
         return nodes.paragraph(text=WORDS["no_result"](lang))
     if "unavailable" in shown.run.doc:
@@ -111,13 +111,15 @@ def _matrix_cell(shown: store.Shown, fid: str, lang: str) -> nodes.Node:
     line = details_summary()
     status = v.status.replace(" ", "-")
     line += _span(SYMBOL[v.status], badge_text, f"repro-symbol repro-status {status}")
-    line += nodes.raw("", tex_escape(badge_text), format="latex")  # the PDF: the verdict's name
+    # the PDF: the symbol the legend explains, and the verdict's name (no hover on paper)
+    line += nodes.raw("", tex_escape(f"{SYMBOL[v.status]} {badge_text}"), format="latex")
     if shown.why is not None:
         line += nodes.inline(text=f" {STALE}", classes=["repro-mark"])
     line += mark_nodes(shown.run.chapter, v.finding, lang)
     if size is not None and size.comparable:  # the same check's size beside the original's
         line += nodes.Text(" ")
         line += _span(sizes.MARK[size.outcome], size.text()(lang), "repro-size-mark")
+        line += nodes.raw("", tex_escape(sizes.MARK[size.outcome]), format="latex")
     if c is not None:
         value = f"{which}{c.number().format(lang, interval=False)}"
         line += _span(value, c.check.measure.label(lang), "repro-key-value", role=None)

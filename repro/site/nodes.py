@@ -18,7 +18,7 @@ from ..text import Number, Text
 from ..verdict import Verdict
 from ..verdict_words import badge_of
 from . import store
-from .words import STATUS
+from .words import STATUS, WORDS
 
 
 def sealed(result: list[nodes.Node]) -> list[nodes.Node]:
@@ -160,7 +160,11 @@ def _cell(value: Any, lang: str) -> nodes.Node:
     if isinstance(value, Text):
         return nodes.paragraph(text=value(lang))
     if isinstance(value, Number):
-        return nodes.paragraph(text=value.format(lang))
+        cell = nodes.paragraph(text=value.format(lang))
+        if value.runs and value.value is not None:  # pooled: not this build's run alone
+            cell += nodes.inline(text=" " + WORDS["pooled_number"](lang).format(k=value.runs),
+                                 classes=["repro-pooled"])
+        return cell
     return nodes.paragraph(text="—" if value is None else str(value))
 
 

@@ -64,7 +64,12 @@ class NumberRole(SphinxRole):
         if key not in numbers:
             msg = self.inliner.reporter.error(f"{name} has no number {key!r}", line=self.lineno)
             return [], [msg]
-        return [nodes.inline(text=numbers[key].format(lang_of(self.env)), classes=["repro-num"])], []
+        number, lang = numbers[key], lang_of(self.env)
+        shown: list[nodes.Node] = [nodes.inline(text=number.format(lang), classes=["repro-num"])]
+        if number.runs and number.value is not None:  # pooled: the text says so, as tables do
+            shown.append(nodes.inline(text=f" ({WORDS['pooled_number'](lang).format(k=number.runs)})",
+                                      classes=["repro-pooled"]))
+        return shown, []
 
 
 def repository() -> str:

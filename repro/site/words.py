@@ -20,6 +20,9 @@ WORDS = {
                         "size was registered)."),
     "sizes_largest": Text("大きさがいちばん変わった主張:", "The largest changes of size:"),
     "pooled_cell": Text("{k} 回の実行 ({r} ラウンド)", "{k} runs ({r} rounds)"),
+    # a pooled estimate, where a page shows it (a table's cell, a number in the text)
+    "pooled_number": Text("{k} 回の実行をプール", "{k} runs pooled"),
+    "pooled_runs": Text("プールした実行", "pooled runs"),  # a chart's series, a column of pooled estimates
     "alone": Text("この実行だけ (現在の実験の実行ではありません)", "this run alone (not a run of the current experiment)"),
     "before_revision": Text("主張の改訂より前 (数えない)", "before the claim's revision (not counted)"),
     "machine_bound": Text("この章の判定は、CPU が {model} のマシンでの実行だけをプールしています。",

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from ...chapter import Chart, Run, Series, Table
 from ...site.scaling import ROUNDS, scaling_table
+from ...site.words import WORDS
 from ...text import Number, Text
 from .analysis import BASELINES, COUNT_CONDITIONS, TPCB_CONDITIONS, original_change
 from .findings import change_measure, label
@@ -16,7 +17,7 @@ COL = {
     "orig_ms": Text("原典 [ms]", "Original [ms]"),
     "orig_pct": Text("原典 変化", "Original change"),
     "ours_ms": Text("本ビルド [ms]", "This build [ms]"),
-    "ours_pct": Text("本ビルド 変化 [95% 信頼区間]", "This build change [95 % interval]"),
+    "ours_pct": Text("変化、プールした実行 [95% 信頼区間]", "Change, pooled runs [95 % interval]"),
     "spread": Text("本ビルド ばらつき", "This build spread"),
     "ours_tps": Text("本ビルド tps", "This build tps"),
     "orig_tps": Text("原典 tps", "Original tps"),
@@ -94,7 +95,7 @@ def timing_table(run: Run) -> Table:
                   Text("本ビルド", "This build")], rows)
 
 
-SERIES = {"orig": Text("原典", "original"), "ours": Text("本ビルド", "this build")}
+SERIES = {"orig": Text("原典", "original"), "ours": WORDS["pooled_runs"]}
 
 
 def _series(name: Text, originals: list[float | None], measured: list[Number]) -> list[Series]:

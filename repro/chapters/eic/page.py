@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ...chapter import INTERVAL, Chart, Run, Series, Table
 from ...site.scaling import ROUNDS, scaling_table
+from ...site.words import WORDS
 from ...text import Number, Text
 from ...verdict import Measure
 from .conditions import PARALLEL, SERIAL
@@ -101,7 +102,7 @@ def time_chart(run: Run) -> Chart:
                  [Series(Text("原典", "original"),
                          [original["eic1"]["time_ms"] / original["eic0"]["time_ms"] if c == "eic1" else None
                           for c in conditions]),
-                  Series(Text("本ビルド", "this build"), [n.value for n in values], [n.low for n in values],
+                  Series(WORDS["pooled_runs"], [n.value for n in values], [n.low for n in values],
                          [n.high for n in values])],
                  Text("比 [×]", "ratio [×]"))
 

@@ -7,6 +7,7 @@ from functools import cache
 
 from ...chapter import INTERVAL, Chart, Run, Series, Table
 from ...site.scaling import MEASURED_S, ROUNDS, scaling_table
+from ...site.words import WORDS
 from ...text import Number, Text, clients
 from ...verdict import Measure, tps_ratio
 from .conditions import SELECT_PATTERNS, select_name
@@ -78,7 +79,7 @@ def select_table(run: Run) -> Table:
     return Table(Text("SELECT のスループット (原典の表 9.3 と本ビルド)", "SELECT throughput (the original's Table 9.3 and this build)"),
                  [Text("パターン", "Pattern"), Text("原典 [tps]", "Original [tps]"), Text("原典 ÷ P1", "Original / P1"),
                   Text("本ビルド [tps]", "This build [tps]"), Text("本ビルド 平均応答 [ms]", "This build mean latency [ms]"),
-                  Text(f"本ビルド ÷ P1{INTERVAL.ja}", f"This build / P1{INTERVAL.en}")],
+                  Text(f"÷ P1、プールした実行{INTERVAL.ja}", f"/ P1, pooled runs{INTERVAL.en}")],
                  rows,
                  Text("tps と応答時間は各条件の中央値、比は各ラウンドの値を同じラウンドの同じクライアント数の P1 で割った比の、ラウンドにわたる幾何平均です。"
                       "原典は JDBC Runner のスループットで、クライアントは別の 16 コアのマシンでした。",
@@ -96,7 +97,7 @@ def writes_table(run: Run) -> Table:
             for c in COMPARED if c in conditions]
     return Table(Text("書き込みと、原典が測っていないオプション (1 クライアント)", "Writes, and the options the original did not measure (1 client)"),
                  [Text("条件", "Condition"), Text("本ビルド [tps]", "This build [tps]"), Text("比べる相手", "Compared with"),
-                  Text("原典の比", "Original ratio"), Text(f"本ビルドの比{INTERVAL.ja}", f"This build's ratio{INTERVAL.en}")],
+                  Text("原典の比", "Original ratio"), Text(f"比、プールした実行{INTERVAL.ja}", f"Ratio, pooled runs{INTERVAL.en}")],
                  rows,
                  Text("原典の比は本文の「約 −31 %」「約 −34 %」から求めた値です (UPDATE と INSERT は図のみ)。",
                       "The original's ratios come from its text's \"about −31 %\" and \"about −34 %\" "
@@ -197,7 +198,7 @@ def select_chart(run: Run) -> Chart:
     return Chart(Text("SELECT のスループット、P1 (両方ローカル) に対する比", "SELECT throughput against P1 (both local)"),
                  categories,
                  [Series(Text("原典", "original"), original),
-                  Series(Text("本ビルド", "this build"), [v.value for v in values], [v.low for v in values],
+                  Series(WORDS["pooled_runs"], [v.value for v in values], [v.low for v in values],
                          [v.high for v in values])],
                  Text("比 [×]", "ratio [×]"))
 
@@ -209,7 +210,7 @@ def options_chart(run: Run) -> Chart:
     return Chart(Text("書き込みとオプション、比べる相手に対する比", "Writes and options against what each is compared with"),
                  [label(c) for c in conditions],
                  [Series(Text("原典", "original"), [original.get(c) for c in conditions]),
-                  Series(Text("本ビルド", "this build"), [v.value for v in values], [v.low for v in values],
+                  Series(WORDS["pooled_runs"], [v.value for v in values], [v.low for v in values],
                          [v.high for v in values])],
                  Text("比 [×]", "ratio [×]"))
 

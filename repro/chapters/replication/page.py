@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from ...chapter import Chart, Run, Series, Table
 from ...site.scaling import CLIENTS, PGBENCH_SCALE, ROUNDS, RUN_LENGTH, scaling_table
+from ...site.words import WORDS
 from ...text import Number, Text
 from .findings import LABELS, PATTERN_B, SYNC_CHAIN, ratio_measure
 
@@ -13,7 +14,7 @@ COL = {
     "config": Text("構成", "Configuration"),
     "orig_tps": Text("原典 TPS", "Original TPS"), "orig_ratio": Text("原典 比", "Original ratio"),
     "tps": Text("本ビルド TPS", "This build TPS"),
-    "ratio": Text("本ビルド 比 [95% 信頼区間]", "This build ratio [95 % interval]"),
+    "ratio": Text("比、プールした実行 [95% 信頼区間]", "Ratio, pooled runs [95 % interval]"),
     "spread": Text("本ビルド ばらつき", "This build spread"),
 }
 ASYNC = ["async1", "async2", "async3"]
@@ -92,7 +93,7 @@ def _ratio_chart(title: Text, categories: list[Text], groups: list[tuple[Text, l
             series.append(Series(Text(f"{name.ja} (原典)", f"{name.en} (original)"),
                                  [original_ratio(run, c) for c in configs]))
             ours = [ratio(run, c) for c in configs]
-            series.append(Series(Text(f"{name.ja} (本ビルド)", f"{name.en} (this build)"),
+            series.append(Series(Text(f"{name.ja} ({WORDS['pooled_runs'].ja})", f"{name.en} ({WORDS['pooled_runs'].en})"),
                                  [n.value for n in ours], [n.low for n in ours], [n.high for n in ours]))
         return Chart(title, categories, series,
                      Text("レプリケーションなしに対する TPS [%]", "TPS against no replication [%]"))
