@@ -161,11 +161,15 @@ def _cell(value: Any, lang: str) -> nodes.Node:
         return nodes.paragraph(text=value(lang))
     if isinstance(value, Number):
         cell = nodes.paragraph(text=value.format(lang))
-        if value.runs and value.value is not None:  # pooled: not this build's run alone
-            cell += nodes.inline(text=" " + WORDS["pooled_number"](lang).format(k=value.runs),
-                                 classes=["repro-pooled"])
+        if note := pooled_note(value, lang):  # pooled: not this build's run alone
+            cell += nodes.inline(text=f" {note}", classes=["repro-pooled"])
         return cell
     return nodes.paragraph(text="—" if value is None else str(value))
+
+
+def pooled_note(number: Number, lang: str) -> str:
+    """"9 runs pooled" beside an estimate pooled over several runs (Run.estimate); "" else."""
+    return WORDS["pooled_number"](lang).format(k=number.runs) if number.runs and number.value is not None else ""
 
 
 def table_node(table: Table, lang: str, widths: list[int] | None = None,

@@ -15,7 +15,7 @@ from ..chapter import Chapter, Run
 from ..errors import ReproError
 from ..text import Number, Text
 from . import store
-from .nodes import lang_of
+from .nodes import lang_of, pooled_note
 from .sources import citation
 from .words import WORDS
 
@@ -66,9 +66,8 @@ class NumberRole(SphinxRole):
             return [], [msg]
         number, lang = numbers[key], lang_of(self.env)
         shown: list[nodes.Node] = [nodes.inline(text=number.format(lang), classes=["repro-num"])]
-        if number.runs and number.value is not None:  # pooled: the text says so, as tables do
-            shown.append(nodes.inline(text=f" ({WORDS['pooled_number'](lang).format(k=number.runs)})",
-                                      classes=["repro-pooled"]))
+        if note := pooled_note(number, lang):  # pooled: the text says so, as tables do
+            shown.append(nodes.inline(text=f" ({note})", classes=["repro-pooled"]))
         return shown, []
 
 
