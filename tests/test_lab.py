@@ -114,6 +114,19 @@ def test_a_tracer_that_dies_mid_run_is_noticed() -> None:
     assert not whole.tracer_died and killed.tracer_died
 
 
+def test_strace_that_cannot_attach_fails_in_one_line_and_leaves_no_tracer() -> None:
+    """A server started without ptrace: the attach wait ends at its deadline with the reason,
+    and the strace it started is gone."""
+    with Lab(majors.DEFAULT_MAJOR) as lab:
+        server = lab.server("untraced")
+        with psycopg.connect(server.conninfo(), autocommit=True) as conn:
+            pid = conn.execute("SELECT pg_backend_pid()").fetchone()[0]
+            with pytest.raises(ReproError, match=r"could not attach .* not started with ptrace=True"):
+                with traced(server, [pid]):
+                    pass
+        assert server.docker.exec_run(["pgrep", "-x", "strace"]).exit_code == 1  # none left
+
+
 def test_standby_made_by_pg_basebackup_streams_from_its_primary() -> None:
     with Lab() as lab:
         net = lab.network()

@@ -10,12 +10,12 @@ across lines by another process's.
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from ..errors import ReproError
+from .harness.waiting import until
 from .servers import ContainerServer
 
 READS = ("read", "pread64", "preadv", "preadv2")
@@ -101,17 +101,15 @@ def attach(server: ContainerServer, command: str, pids: Sequence[int]) -> None:
     one line if that never comes."""
     server.docker.exec_run(["sh", "-c", command], detach=True, user="root")
     check = " && ".join(f"! grep -q '^TracerPid:[[:space:]]*0$' /proc/{int(p)}/status" for p in pids)
-    deadline = time.monotonic() + ATTACH_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if server.docker.exec_run(["sh", "-c", check]).exit_code == 0:
-            return
-        time.sleep(0.1)
-    stop(server)
-    caps = server.docker.attrs["HostConfig"].get("CapAdd") or []
-    raise ReproError(f"strace could not attach to {list(pids)}: "
-                     + ("the Docker engine refuses ptrace to a container with SYS_PTRACE "
-                        "(its seccomp profile or security module?)" if "SYS_PTRACE" in caps
-                        else "the server was not started with ptrace=True (CAP_SYS_PTRACE)"))
+
+    def refused() -> str:
+        stop(server)  # no strace is left behind the run that fails here
+        caps = server.docker.attrs["HostConfig"].get("CapAdd") or []
+        return (f"strace could not attach to {list(pids)}: "
+                + ("the Docker engine refuses ptrace to a container with SYS_PTRACE "
+                   "(its seccomp profile or security module?)" if "SYS_PTRACE" in caps
+                   else "the server was not started with ptrace=True (CAP_SYS_PTRACE)"))
+    until(lambda: server.docker.exec_run(["sh", "-c", check]).exit_code == 0, ATTACH_TIMEOUT_S, refused)
 
 
 def _as_root(server: ContainerServer, script: str) -> str:
