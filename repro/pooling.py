@@ -243,10 +243,32 @@ def every_major(chapter: Chapter, scale: str) -> dict[float, Pool]:
     return {m: gather(chapter, m, scale, found=found) for m in measured}
 
 
-def row(pool: Pool, v: Verdict) -> dict[str, Any]:
+def row_checks(pools: dict[float, Pool], major: float) -> dict[str, int]:
+    """The one check each finding's matrix row shows on every major (`repro matrix` and the
+    site's matrix): the check the finding is shown by on `major`, the site's, or, for one with
+    no result there, on the newest major that has one. The verdict may differ between majors;
+    the check a row shows does not, so a value read along a row is one quantity."""
+    chosen: dict[str, int] = {}
+    for m in sorted(pools, key=lambda m: (m != major, -m)):
+        for v in pools[m].verdicts:
+            if v.finding.id not in chosen and (c := pools[m].shown_check(v)) is not None:
+                chosen[v.finding.id] = v.checks.index(c)
+    return chosen
+
+
+def row_check(pool: Pool, v: Verdict, index: int | None) -> tuple[CheckResult | None, sizes.Size | None]:
+    """The check a matrix row shows on this pool's major, and that check's size: the row's own
+    (row_checks), else the one the finding is shown by here."""
+    if index is None or index >= len(v.checks):
+        return pool.shown_check(v), pool.sizes.get(v.finding.id)
+    each = pool.check_sizes.get(v.finding.id) or []
+    return v.checks[index], (each[index] if index < len(each) else None)
+
+
+def row(pool: Pool, v: Verdict, index: int | None = None) -> dict[str, Any]:
     """One finding on one major, as `repro matrix --json` gives it: the pooled verdict, what it
-    rests on and the estimate and interval of the check it is shown by (its size's check)."""
-    c = pool.shown_check(v)
+    rests on and the estimate and interval of the row's check (row_checks), with its size."""
+    c, size = row_check(pool, v, index)
     e = c.estimate if c is not None else None
     return {"chapter": pool.chapter.name, "finding": v.finding.id, "kind": v.finding.kind,
             "major": pool.major, "status": v.status, "badge": badge_of(v).en, "runs": v.runs,
@@ -256,7 +278,7 @@ def row(pool: Pool, v: Verdict) -> dict[str, Any]:
             "holds_if": c.check.threshold.text(c.check.measure).en if c else None,
             "expected": v.finding.expected, **expected_since(pool.chapter, v.finding),
             "to_decide": (decide.en if c and (decide := to_decide(c)) else None),
-            **(pool.sizes[v.finding.id].as_dict() if v.finding.id in pool.sizes else dict.fromkeys(SIZE_FIELDS))}
+            **(size.as_dict() if size is not None else dict.fromkeys(SIZE_FIELDS))}
 
 
 SIZE_FIELDS = ("original", "size", "size_ratio", "size_low", "size_high")

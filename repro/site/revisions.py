@@ -7,6 +7,7 @@ from typing import Any
 from docutils import nodes
 
 from .. import claims
+from .code_conditions import code_cell
 from ..chapter import Chapter, Run, Table
 from ..text import Text
 from ..verdict_words import KIND
@@ -106,7 +107,7 @@ def revisions_block(chapter: Chapter, lang: str) -> list[nodes.Node]:
             if change is None or not why:
                 english = True
                 change, why = change or describe(r, "en"), why or r["why"]
-            rows.append([fid, r["date"][:10], after_text(r), change, why])
+            rows.append([fid, r["date"][:10], after_text(r), code_cell(r, lang) or change, why])
             ids.append(row_id(chapter.name, fid, i))
     out: list[nodes.Node] = []
     if first:

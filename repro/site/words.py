@@ -93,14 +93,14 @@ WORDS = {
     "missing": Text("この章の結果はまだありません。`make html` で実行されます。",
                     "This chapter has no result yet; `make html` runs it."),
     "corrupt": Text("結果ファイルが壊れています。", "The result file is corrupt."),
-    "stale": Text("注意: 下の数値はこのビルドの実験コードで測ったものではありません ({why})。出所は{source}です。"
+    "stale": Text("注意: 下の数値はこのビルドの実験コードで測ったものではありません ({why})。出所は {source} です。"
                   "{pooled}`make html` (REPRO=cached なし) で再実行されます。",
                   "Caution: the numbers below were not measured by this build's experiment code "
                   "({why}); they come from {source}.{pooled} `make html` without REPRO=cached runs the chapter "
                   "again."),
     "code_changed": Text("実験のコードが変わっています", "the experiment has changed"),
     "scale_changed": Text("スケールが `{scale}` です", "it was run at {scale} scale"),
-    "fresh": Text("ことわりのないかぎり、このページの数値は{source}の結果から求めたものです (実行時間 {duration} 秒)。"
+    "fresh": Text("ことわりのないかぎり、このページの数値は {source} の結果から求めたものです (実行時間 {duration} 秒)。"
                   "{pooled}別の実行からの表と図には、その出所を添えています。",
                   "Unless said otherwise, the numbers on this page come from {source}, which took {duration} s."
                   "{pooled} A table or chart from another run names its source."),

@@ -1,9 +1,11 @@
 """What the page shows: the partitions a single-row INSERT locked on each server, the
-insert script's TPS on each beside the original's, and what was scaled."""
+insert script's TPS on each beside the original's (a table, and as ratios to 11 in a chart),
+and what was scaled."""
 from __future__ import annotations
 
 from ...chapter import Chart, Run, Series, Table
 from ...site.scaling import ROUNDS, scaling_table
+from ...site.words import WORDS
 from ...text import Number, Text
 from .conditions import REFERENCE, THIS
 from .findings import SPEEDUP
@@ -50,6 +52,19 @@ def tps_chart(run: Run) -> Chart:
                  Text("TPS", "TPS"))
 
 
+def speedup_chart(run: Run) -> Chart:
+    """This major's TPS over 11's, the original's (12 over 11, at 32 clients) beside this run's
+    (pooled), 11 at 1: the same ratio the size column compares, as a picture."""
+    original = run.chapter.original["tps"]
+    ours = run.estimate(SPEEDUP)
+    return Chart(Text("11 を 1 とした TPS: 原典とこのビルド", "TPS with 11 at 1: the original beside ours"),
+                 [Text("11", "11"), Text("12 (原典) / このメジャー", "12 (the original) / this major")],
+                 [Series(Text("原典 (32 クライアント)", "the original (32 clients)"), [1.0, original["12"] / original["11"]]),
+                  Series(WORDS["pooled_runs"] if ours.runs else Text("このビルド", "this build"),
+                         [1.0, ours.value], [None, ours.low], [None, ours.high])],
+                 Text("11 に対する TPS の比 [×]", "TPS over 11's [×]"))
+
+
 def numbers(run: Run) -> dict[str, Number]:
     return {"speedup": run.estimate(SPEEDUP)} if REFERENCE in run.raw.get("versions", {}) else {}
 
@@ -59,4 +74,4 @@ SCALE_ROWS = [("partitions", Text("ハッシュパーティションの数", "ha
               ("seconds", Text("1 回の計測時間 [s]", "one timed run [s]")),
               ("rounds", ROUNDS)]
 TABLES = {"locks": locks_table, "tps": tps_table, "scaling": scaling_table(SCALE_ROWS)}
-CHARTS = {"tps": tps_chart}
+CHARTS = {"tps": tps_chart, "speedup": speedup_chart}
