@@ -57,10 +57,10 @@ def speedup_chart(run: Run) -> Chart:
     (pooled), 11 at 1: the same ratio the size column compares, as a picture."""
     original = run.chapter.original["tps"]
     ours = run.estimate(SPEEDUP)
-    return Chart(Text("11 を 1 とした TPS: 原典とこのビルド", "TPS with 11 at 1: the original beside ours"),
+    return Chart(Text("11 を 1 とした TPS: 原典と本ビルド", "TPS with 11 at 1: the original beside ours"),
                  [Text("11", "11"), Text("12 (原典) / このメジャー", "12 (the original) / this major")],
                  [Series(Text("原典 (32 クライアント)", "the original (32 clients)"), [1.0, original["12"] / original["11"]]),
-                  Series(WORDS["pooled_runs"] if ours.runs else Text("このビルド", "this build"),
+                  Series(WORDS["pooled_runs"] if ours.runs else Text("本ビルド", "this build"),
                          [1.0, ours.value], [None, ours.low], [None, ours.high])],
                  Text("11 に対する TPS の比 [×]", "TPS over 11's [×]"))
 
