@@ -44,9 +44,9 @@ UNREADABLE = Text("結果の文書として読めないファイル", "not a rea
 
 def other_machine(model: str | None) -> Text:
     if model is None:
-        return Text("CPU の型が記録されていない実行。この章の値はマシンによって変わります",
+        return Text("CPU の型が記録されていない実行 (この章の値はマシンによって変わるため)",
                     "a run whose CPU model was not recorded: this chapter's values depend on the machine")
-    return Text(f"別のマシン (CPU {model}) での実行。この章の値はマシンによって変わります",
+    return Text(f"別のマシン (CPU {model}) での実行 (この章の値はマシンによって変わるため)",
                 f"a run on another machine (CPU {model}): this chapter's values depend on the machine")
 
 
@@ -99,7 +99,7 @@ def other_record(name: str, theirs: Any, newest: Any) -> Text:
     if isinstance(theirs, list) and isinstance(newest, list):  # say what differs, not the lists
         only, missing = [x for x in theirs if x not in newest][:3], [x for x in newest if x not in theirs][:3]
         theirs, newest = "; ".join(map(str, only)) or "-", "; ".join(map(str, missing)) or "-"
-    return Text(f"記録された {name} が最新の実行と違う実行 ({theirs}、最新は {newest})",
+    return Text(f"最新の実行と記録が違う実行 (項目 {name}: {theirs}、最新は {newest})",
                 f"a run whose recorded {name} differs from the newest run's ({theirs}, the newest {newest})")
 
 
@@ -310,13 +310,14 @@ def spans(by_major: dict[float, Verdict]) -> list[tuple[Verdict, list[float]]]:
     return groups
 
 
-def span_text(found: list[float]) -> str:
-    """"9.6–13", "14", "16, 18": a run of consecutive majors (of majors.MAJORS) as a range."""
+def span_text(found: list[float], sep: str = ", ") -> str:
+    """"9.6–13", "14", "16, 18": a run of consecutive majors (of majors.MAJORS) as a range;
+    majors that are not consecutive are joined with `sep` ("、" in Japanese)."""
     order = list(MAJORS)
     if len(found) > 2 and [order.index(m) for m in found] == list(range(order.index(found[0]),
                                                                       order.index(found[-1]) + 1)):
         return f"{major_name(found[0])}–{major_name(found[-1])}"
-    return ", ".join(map(major_name, found))
+    return sep.join(map(major_name, found))
 
 
 def differs(by_major: dict[float, Verdict]) -> bool:
@@ -326,8 +327,9 @@ def differs(by_major: dict[float, Verdict]) -> bool:
 
 def describe(by_major: dict[float, Verdict]) -> Text:
     """A finding across majors as a range: "reproduced on 9.6–13; changed in 14 on 14–18"."""
-    parts = [(badge_of(v), span_text(ms)) for v, ms in spans(by_major)]
-    return Text("、".join(f"{r} で「{b.ja}」" for b, r in parts), "; ".join(f"{b.en} on {r}" for b, r in parts))
+    parts = [(badge_of(v), ms) for v, ms in spans(by_major)]
+    return Text("、".join(f"{span_text(ms, '、')} で「{b.ja}」" for b, ms in parts),
+                "; ".join(f"{b.en} on {span_text(ms)}" for b, ms in parts))
 
 
 def across(by_major: dict[float, Verdict]) -> str:

@@ -84,7 +84,7 @@ def test_a_run_not_stored_that_contradicted_it_is_counted_too(chapter) -> None:
               {**_revised(RUNS, 0), "unstored_contradicted": 1})
     assert ("declared on 2026-11-25, after 2 runs stored (0 of which contradicted it) and 1 run not stored "
             "that contradicted it") in _note(chapter, "en")[0]
-    assert "保存されていない成り立たなかった 1 回の実行の後で宣言" in _note(chapter, "ja")[0]
+    assert "保存されていない 1 回の実行 (いずれも成り立たず) の後で宣言" in _note(chapter, "ja")[0]
 
 
 def test_runs_not_stored_are_named_by_the_commit_that_says_so(chapter) -> None:

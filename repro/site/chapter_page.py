@@ -151,7 +151,7 @@ def _size_cell(shown: store.Shown, fid: str, lang: str) -> nodes.Node:
     return cell
 
 
-JUDGED = Text("この {k} 回の実行では本ビルド {value}", "ours {value} over those {k} runs")
+JUDGED = Text("この {k} 回の実行での本ビルドの値: {value}", "ours {value} over those {k} runs")
 
 
 def _pooled_cell(shown: store.Shown, v: Verdict, lang: str) -> nodes.Node:
@@ -322,7 +322,7 @@ def _added(extra: list[dict[str, Any]]) -> list[Text]:
             Text(f"ラウンド {first}〜{last}", f"rounds {first}–{last}")
         each = Text("", "") if first == last else Text("ずつ", " each")
         verb = "was" if len(g[0]["findings"]) == 1 else "were"
-        out.append(Text(f"{which.ja}: {found} が未決定のため、{runs} 件{each.ja}の実行を追加",
+        out.append(Text(f"{which.ja}: {'、'.join(g[0]['findings'])} が未決定のため、実行を {runs} 回{each.ja}追加",
                         f"{which.en}: {runs} run{'s' if runs != 1 else ''}{each.en} added because {found} {verb} "
                         f"undecided"))
     return out

@@ -52,9 +52,9 @@ LEGEND: list[tuple[str, Text]] = [
     (STALE, Text("このビルドの実験コードやスケールの実行がなく、実験の別の版か別のスケールの実行だけで判定したセル",
                  "no run of this build's experiment and scale: judged on a run of another version of the "
                  "experiment or another scale alone")),
-    (PREDICTED, Text("実行の前に、ここでは成り立たないと予測した知見 (いつかは章の「主張の改訂」)",
+    (PREDICTED, Text("実行の前に、ここでは成り立たないと予測した知見 (予測した日付は章の「主張の改訂」を参照)",
                      "a finding predicted, before any run, not to hold here (when: the chapter's revisions of the claims)")),
-    (DECLARED_AFTER, Text("実行の後で、ここでは成立を期待しないと宣言した知見 (いつ、どの実行の後かは章の「主張の改訂」)",
+    (DECLARED_AFTER, Text("実行の後で、ここでは成立を期待しないと宣言した知見 (いつ、どの実行の後に宣言したかは章の「主張の改訂」を参照)",
                           "a finding declared, after runs of it, as not holding here (when, after which runs: the "
                           "chapter's revisions of the claims)")),
     ("—", Text("結果なし", "no result")),

@@ -21,7 +21,7 @@ REVISED_FIELDS = {"claim": Text("内容", "claim"), "claim_ja": Text("内容 (�
                   "holds_if": Text("判定条件", "holds if"), "requires": Text("要件", "requires"),
                   "expected": Text("成立の期待", "expected to hold"), "kind": WORDS["kind"],
                   "changed_in": Text("変えたメジャー", "changed in"),
-                  "measure": Text("測り方 (そのコードの指紋)", "how it is measured (its code's fingerprint)")}
+                  "measure": Text("測り方 (そのコードのフィンガープリント)", "how it is measured (its code's fingerprint)")}
 
 
 YES_NO = {True: Text("期待する", "yes"), False: Text("期待しない", "no")}

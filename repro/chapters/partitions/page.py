@@ -28,7 +28,7 @@ def _servers(run: Run) -> list[str]:
 def locks_table(run: Run) -> Table:
     original = run.chapter.original["pg_locks"]["partitions"]
     return Table(Text("1 行の INSERT がロックしたパーティション", "Partitions locked by a single-row INSERT"),
-                 [SERVERS, Text("このビルド (256 のうち)", "This build (of 256)")],
+                 [SERVERS, Text("本ビルド (256 のうち)", "This build (of 256)")],
                  [[_name(run, s), Number(run.raw["locked"][s], "", 0)] for s in _servers(run)],
                  Text(f"原典: 11 で {original['11']}、12 で {original['12']}。INSERT と同じトランザクションの中で pg_locks を数えました。",
                       f"The original: {original['11']} on 11, {original['12']} on 12. Counted in pg_locks inside the INSERT's own transaction."))
@@ -39,16 +39,16 @@ def tps_table(run: Run) -> Table:
     rows = [[_name(run, s), Number(run.summary["tps"][s], "", 0), Number(run.summary["latency_ms"][s], "ms", 3)]
             for s in _servers(run)]
     return Table(Text("INSERT のスクリプトの TPS (ラウンドの中央値)", "TPS of the insert script (median over rounds)"),
-                 [SERVERS, Text("TPS", "TPS"), Text("平均レイテンシー", "mean latency")], rows,
+                 [SERVERS, Text("TPS", "TPS"), Text("平均レイテンシ", "mean latency")], rows,
                  Text(f"原典 (32 クライアント、120 秒): 11 で {original['11']:,} TPS、12 で {original['12']:,} TPS。",
                       f"The original (32 clients, 120 s): {original['11']:,} TPS on 11, {original['12']:,} TPS on 12."))
 
 
 def tps_chart(run: Run) -> Chart:
     servers = _servers(run)
-    return Chart(Text("INSERT のスクリプトの TPS (このビルド)", "TPS of the insert script (this build)"),
+    return Chart(Text("INSERT のスクリプトの TPS (本ビルド)", "TPS of the insert script (this build)"),
                  [_name(run, s) for s in servers],
-                 [Series(Text("このビルド", "this build"), [run.summary["tps"][s] for s in servers])],
+                 [Series(Text("本ビルド", "this build"), [run.summary["tps"][s] for s in servers])],
                  Text("TPS", "TPS"))
 
 
