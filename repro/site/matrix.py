@@ -220,7 +220,8 @@ def _differences(name: str, shown: dict[float, store.Shown], lang: str) -> nodes
     if len(verdicts) < 2:
         box += para(WORDS["no_other_majors"](lang))
     elif not lines:
-        box += para(WORDS["same_everywhere"](lang).format(majors=", ".join(map(majors.name, verdicts))))
+        box += para(WORDS["same_everywhere"](lang).format(majors=("、" if lang == "ja" else ", ").join(
+            map(majors.name, verdicts))))
     else:
         box += para(WORDS["differ"](lang))
         items = nodes.bullet_list()

@@ -20,7 +20,7 @@ COL = {
     "ours_pct": Text("変化、プールした実行 [95% 信頼区間]", "Change, pooled runs [95 % interval]"),
     "spread": Text("本ビルドのばらつき", "This build spread"),
     "ours_tps": Text("本ビルドの tps", "This build tps"),
-    "orig_tps": Text("原典 tps", "Original tps"),
+    "orig_tps": Text("原典の tps", "Original tps"),
 }
 NOTE = Text("変化は、各ラウンドの値を同じラウンドの比較の基準で割った比の、ラウンドにわたる幾何平均です。"
             "レイテンシの列は全ラウンドの中央値なので、列どうしを割っても変化とは一致しません。",
