@@ -39,7 +39,9 @@ class TrendDirective(ChapterDirective):
         index = pooling.row_checks(pools, self.site_major).get(fid)
         points = []  # (major, value, low, high, runs)
         for major, pool in sorted(pools.items()):
-            v = pool.verdict(fid)
+            v = next((v for v in pool.verdicts if v.finding.id == fid), None)
+            if v is None:  # no run judged it there (not applicable to that major)
+                continue
             c, _ = pooling.row_check(pool, v, index)
             e = c.estimate if c is not None else None
             if e is not None and e.value is not None:
