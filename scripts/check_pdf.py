@@ -88,7 +88,9 @@ def latin_in_japanese_font(dvi_listing: str) -> list[str]:
                    if f in japanese and code < CJK_FROM})
 
 
-CAPTION = re.compile(r"^\s*(?:Table|表)\s?([0-9]+|[A-Z])\.(\d+)\s", re.M)
+# a caption ("Table 2.1: Findings", "表 2.1: 知見") or its repeat on a long table's next page
+# ("Table 2.1 – continued from previous page"), not a sentence that names a source's table
+CAPTION = re.compile(r"^\s*(?:Table|表)\s?([0-9]+|[A-Z])\.(\d+)(?::|\s+–)", re.M)
 A4 = re.compile(r"^Page size:\s+595(?:\.\d+)? x 841(?:\.\d+)? pts", re.M)
 
 

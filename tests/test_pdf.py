@@ -190,10 +190,12 @@ def test_chapters_are_found_in_the_contents_pages_only() -> None:
 def test_tables_numbered_out_of_their_chapters_order_are_found() -> None:
     """Each chapter numbers its tables, the appendices by letter: a "Table 2.1" met after
     chapter 5's or after an appendix's is a second table of that number."""
-    text = "  Table 2.1 Findings\n see Table 9.4 below\n   Table 2.2 x\n Table 10.1 y\n  Table A.1 z\n  Table A.2 w\n"
+    text = ("  Table 2.1: Findings\n  Table 2.1 – continued from previous page\n   Table 2.2: x\n"
+            "  Table 6.3 (section 6 of the source) names a source's table in a sentence\n"
+            " Table 10.1: y\n  Table A.1: z\n  Table A.2: w\n")
     assert check_pdf.tables_out_of_order(text) == []
-    assert check_pdf.tables_out_of_order(text + "  Table 2.1 Revisions\n") == ["Table 2.1"]
-    assert check_pdf.tables_out_of_order("  表 3.1 知見\n  表 1.2 改訂\n") == ["表 1.2"]
+    assert check_pdf.tables_out_of_order(text + "  Table 2.1: Revisions\n") == ["Table 2.1:"]
+    assert check_pdf.tables_out_of_order("  表 3.1: 知見\n  表 7.9 と 7.4.2.2 節\n  表 1.2 – 前のページからの続き\n") == ["表 1.2 –"]
 
 
 def test_a_page_size_other_than_a4_is_found() -> None:
