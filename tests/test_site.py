@@ -220,8 +220,10 @@ def _summary(table) -> tuple[dict[str, dict[str, int]], list[str]]:
 
 def _charts_on_page(name: str) -> int:
     """The page's chart directives: each of the chapter's charts, and some again for another
-    major (`:major:`), each its own image, or a "no result" stand-in where that major has none."""
-    return (ROOT / "docs" / "chapters" / f"{name}.md").read_text(encoding="utf-8").count("```{repro-chart}")
+    major (`:major:`), each its own image, or a "no result" stand-in where that major has none;
+    and its findings across majors (repro-trend), each an image."""
+    text = (ROOT / "docs" / "chapters" / f"{name}.md").read_text(encoding="utf-8")
+    return text.count("```{repro-chart}") + text.count("```{repro-trend}")
 
 
 @pytest.mark.parametrize("name", sorted(registry.chapters()))
@@ -389,7 +391,8 @@ def _verdict_words(lang: str) -> list[str]:
     return words + (["既存のサーバーでは対象外"] if lang == "ja" else ["not applicable against an existing server"])
 
 
-BADGE_VARIANT = {"en": re.compile(r"^(changed in \d+|applies to )"), "ja": re.compile(r"^(\S+ で変化|.+が対象$)")}
+BADGE_VARIANT = {"en": re.compile(r"^(changed in \d+|applies to )"),
+                 "ja": re.compile(r"^(\S+ で変化|.+が対象( \d+)?$)")}  # a tally's count after it
 
 
 @pytest.mark.parametrize("lang", ["ja", "en"])

@@ -104,7 +104,8 @@ def test_every_summary_is_within_three_screens_and_the_tally_above_it_links_ever
     problems = {}
     for name in CHAPTERS:
         _goto(page, f"{base_url}/{lang}/chapters/{name}.html")
-        top = page.evaluate(f"document.getElementById('{name}-summary').getBoundingClientRect().top + window.scrollY")
+        summary = f"{name}-summary".replace("_", "-")  # docutils' ids have no underscore
+        top = page.evaluate(f"document.getElementById('{summary}').getBoundingClientRect().top + window.scrollY")
         tally = page.evaluate("""() => {
             const t = document.querySelector('.repro-chapter-tally');
             return t ? [t.getBoundingClientRect().top + window.scrollY,

@@ -51,15 +51,16 @@ class TrendDirective(ChapterDirective):
         check = finding.checks[index]
         n = len(points)
         series = [Series(OURS, [p[1] for p in points], [p[2] for p in points], [p[3] for p in points])]
-        series += [Series(HOLDS.format(threshold=check.threshold.text(check.measure)(self.lang)), [limit] * n)
-                   for limit in check.threshold.limits()]
+        series += [Series(HOLDS.format(threshold=check.threshold.text(check.measure)(self.lang)), [limit] * n,
+                          reference=True) for limit in check.threshold.limits()]
         original = sizes.parse(chapter).get(fid)
         if original is not None and original.why is None and original.values[index] is not None:
-            series.append(Series(ORIGINAL, [original.values[index]] * n))
-        chart = Chart(TITLE.format(fid=fid, label=check.measure.label(self.lang)),
+            series.append(Series(ORIGINAL, [original.values[index]] * n, reference=True))
+        label, unit = check.measure.label, check.measure.unit
+        chart = Chart(TITLE.format(fid=fid, label=label(self.lang)),
                       [Text(majors.name(p[0]), majors.name(p[0])) for p in points], series,
-                      Text(check.measure.unit or "", check.measure.unit or ""), Text("PostgreSQL", "PostgreSQL"),
-                      kind="line")
+                      Text(f"{label.ja} [{unit}]", f"{label.en} [{unit}]") if unit else label,
+                      Text("PostgreSQL", "PostgreSQL"), kind="line")
         figure = chart_figure(self, chart, f"{name}-trend-{fid}")
         self.add_name(figure)
         runs = ", ".join(f"{majors.name(p[0])}: {p[4]}" for p in points)

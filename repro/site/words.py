@@ -11,7 +11,7 @@ WORDS = {
     "condition": Text("条件", "holds if"),
     "status": Text("判定", "Verdict"),
     "pooled": Text("プールした実行", "Runs pooled"),
-    "size": Text("原典との大きさの比較", "Size vs the original"),
+    "size": Text("原典と比べた大きさ", "Size vs the original"),
     "sizes_head": Text("効果の大きさは原典と同じか", "Is the effect as large as the original's?"),
     "sizes_count": Text("{major} で原典と大きさを比べられる原典の主張 {n} 件のうち、{same} 件が原典と同じ大きさです "
                         "(比べられない主張 {apart} 件、大きさの登録の後の実行がまだない主張 {waiting} 件)。",
