@@ -91,6 +91,36 @@ def test_every_verdict_is_on_a_phone_screen(base_url, browser, lang: str) -> Non
     assert not problems, problems
 
 
+WORDS_BROKEN_IN_CELLS = """tables => tables.flatMap(t => Array.from(t.querySelectorAll('td')).flatMap(td => {
+    const out = [];
+    const walker = document.createTreeWalker(td, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        for (const m of n.data.matchAll(/[A-Za-z0-9_.]{2,}/g)) {  // a Latin word or identifier
+            const range = document.createRange();
+            range.setStart(n, m.index);
+            range.setEnd(n, m.index + m[0].length);
+            if (new Set(Array.from(range.getClientRects()).map(r => Math.round(r.top))).size > 1) out.push(m[0]);
+        }
+    }
+    return out;
+}))"""
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("width", [1280, 390])
+def test_findings_tables_break_lines_between_words_only(base_url, browser, lang: str, width: int) -> None:  # noqa: F811
+    """No Latin word or identifier of a findings table is split across two lines
+    ("RowExclusiveLoc/k", "asynchro/nous"), on a laptop or as a phone's cards."""
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    broken = {}
+    for name in CHAPTERS:
+        _goto(page, f"{base_url}/{lang}/chapters/{name}.html")
+        if words := page.eval_on_selector_all("table.repro-findings", WORDS_BROKEN_IN_CELLS):
+            broken[name] = words[:5]
+    page.close()
+    assert not broken, broken
+
+
 SCREEN = 800  # a laptop's viewport at 1280 px
 
 
