@@ -785,3 +785,28 @@ def test_no_password_anywhere_on_the_site(site: Path) -> None:
              if p.is_file() and p.suffix in (".html", ".json", ".js", ".txt")
              and secret.search(p.read_text(encoding="utf-8", errors="replace"))]
     assert not found, found
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+def test_a_page_says_where_this_builds_run_and_the_stored_runs_differ(site: Path, lang: str) -> None:
+    """Under each findings table, a note names every finding whose check `repro compare` finds
+    apart between this build's run and the stored runs (the interval of their ratio or
+    difference excludes none), with both machines; no note where none differs, and none for
+    a page that shows a stored run."""
+    from repro import compare
+    from repro.errors import ReproError
+    for name in registry.chapters():
+        shown = store.current(name, DEFAULT_MAJOR, site_scale())
+        text = (site / lang / "chapters" / f"{name}.html").read_text(encoding="utf-8")
+        note = re.search(r'<p class="repro-table-note repro-apart">(.*?)</p>', text, re.S)
+        if not shown.this_build or shown.run is None or "unavailable" in shown.run.doc:
+            assert note is None, name
+            continue
+        try:
+            apart = {f["finding"] for f in compare.compare(registry.get(name), DEFAULT_MAJOR)["findings"] if f["differ"]}
+        except ReproError:  # no stored run of this experiment beside it
+            apart = set()
+        assert (note is not None) == bool(apart), (name, apart)
+        if note:
+            said = _tags_out(note.group(1))
+            assert all(re.search(rf"\b{fid}\b", said) for fid in apart), (name, apart, said)

@@ -16,6 +16,7 @@ from ..verdict_words import KIND, STOPPED, to_decide
 from . import store
 from .expectations import expectation_note
 from .answer import GROUPS, TALLY, TALLY_COUNT, group_of
+from .apart import apart_note
 from .glance import judging_note
 from .latex import WHOLE_IN_PRINT
 from .nodes import (ChapterDirective, badge, details, details_summary, finding_link, has_findings_table,
@@ -219,6 +220,7 @@ class FindingsDirective(ChapterDirective):
                             + _machine_spread(chapter.name, self.scale, lang), ["repro-table-note"]))
         if shown.pool is not None and shown.pool.left_out:
             out.append(_left_out(shown.pool, lang))
+        out += apart_note(chapter, shown, lang)
         block = revisions_block(chapter, lang)
         targets(block, self.state.document)
         return out + block
