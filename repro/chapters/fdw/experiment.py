@@ -34,7 +34,6 @@ server's log, pg_stat_statements or pg_stat_activity (QUIET, mostly superuser-on
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -43,9 +42,9 @@ from typing import Any, Callable
 import psycopg
 from psycopg import sql as pgsql
 
-from ...errors import ReproError
 from ...lab.context import RunContext
 from ...lab.existing import ExternalServer
+from ...lab.harness.waiting import until
 from ...lab.servers import Server
 from ...text import Text
 from .conditions import BATCH_SIZE_MAJOR, Condition, conditions
@@ -286,11 +285,8 @@ def concurrent_update(internal: Server, holder: Server, search_path: str) -> dic
         first.execute(update)
         thread = threading.Thread(target=second)
         thread.start()
-        deadline = time.monotonic() + LOCK_WAIT_TIMEOUT_S
-        while _lock_waits(holder) == 0:
-            if time.monotonic() > deadline:
-                raise ReproError(f"the second UPDATE ({search_path}) never waited for the first's row lock")
-            time.sleep(0.02)
+        until(lambda: _lock_waits(holder), LOCK_WAIT_TIMEOUT_S,
+              f"the second UPDATE ({search_path}) never waited for the first's row lock", 0.02)
         first.commit()
     thread.join()
     return outcome
