@@ -18,7 +18,7 @@ import pytest
 from conftest import Watcher
 from repro.errors import ReproError
 from repro import majors
-from repro.lab import engine
+from repro.lab import engine, strace
 from repro.lab.pgtools import parse_test_timing
 from repro.lab.beside import lab_for, named_image
 from repro.lab.existing import ExistingLab, without_password
@@ -115,9 +115,10 @@ def test_a_tracer_that_dies_mid_run_is_noticed() -> None:
     assert not whole.tracer_died and killed.tracer_died
 
 
-def test_strace_that_cannot_attach_fails_in_one_line_and_leaves_no_tracer() -> None:
+def test_strace_that_cannot_attach_fails_in_one_line_and_leaves_no_tracer(monkeypatch: pytest.MonkeyPatch) -> None:
     """A server started without ptrace: the attach wait ends at its deadline with the reason,
     and the strace it started is gone."""
+    monkeypatch.setattr(strace, "ATTACH_TIMEOUT_S", 0.5)  # the deadline itself is not what is tested
     with Lab(majors.DEFAULT_MAJOR) as lab:
         server = lab.server("untraced")
         with psycopg.connect(server.conninfo(), autocommit=True) as conn:
