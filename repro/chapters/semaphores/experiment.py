@@ -18,7 +18,6 @@ from __future__ import annotations
 from contextlib import ExitStack
 from typing import Any, Callable
 
-from ...lab import engine
 from ...lab.harness import images
 from ...lab.beside import lab_for, start_all
 from ...lab.context import RunContext
@@ -96,7 +95,7 @@ def run(ctx: RunContext) -> None:
         ctx.step(f"{len(starts)} servers side by side ({', '.join(starts)}), each pgbench -i -s {p['scale']} -F 80")
         servers = dict(zip(starts, start_all(ctx, [(lab, ROLES[k], settings) for k, lab in starts.items()],
                                             prepare, ptrace=True)))
-        ctx.record("engine_cpus", engine.info().get("NCPU"))
+        ctx.engine_cpus()
         ctx.record("versions", {k: s.sql("SHOW server_version")[0][0] for k, s in servers.items()})
         ctx.record("control_source", images.client().images.get(f"repro-semaphores:{SYSV}").labels
                    .get(f"{images.LABEL}source"))

@@ -23,7 +23,6 @@ import psycopg
 from psycopg import sql as pgsql
 
 from ...errors import ReproError
-from ...lab import engine
 from ...lab.context import RunContext
 from ...lab.measure import Plan
 from ...lab.pgtools import parse_test_fsync
@@ -112,7 +111,7 @@ def run(ctx: RunContext) -> None:
     # the first server's shared_buffers is not on its command line: a restart sets it
     reader, writer = ctx.servers({READ_ROLE: settings,
                                   UPDATE_ROLE: settings | {"shared_buffers": buffers["large"]}}, prepare)
-    ctx.record("engine_cpus", engine.info().get("NCPU"))  # the read curve's knee
+    ctx.engine_cpus()  # the read curve's knee
     ctx.record("default_method", writer.sql("SHOW wal_sync_method")[0][0])
     ctx.record("wal_level", writer.sql("SHOW wal_level")[0][0])  # minimal before 10: O_DIRECT WAL
     ctx.record("fsync_writethrough", rejected_method(writer))
