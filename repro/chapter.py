@@ -63,6 +63,7 @@ class Series:
     values: list[float | None]
     low: list[float | None] | None = None  # confidence intervals, drawn as error bars
     high: list[float | None] | None = None
+    reference: bool = False  # a line to read the others against (a threshold), dashed, no markers
 
 
 @dataclass

@@ -44,9 +44,9 @@ UNREADABLE = Text("結果の文書として読めないファイル", "not a rea
 
 def other_machine(model: str | None) -> Text:
     if model is None:
-        return Text("CPU の型が記録されていない実行。この章の値はマシンによって変わります",
+        return Text("CPU の型が記録されていない実行 (この章の値はマシンによって変わるため)",
                     "a run whose CPU model was not recorded: this chapter's values depend on the machine")
-    return Text(f"別のマシン (CPU {model}) での実行。この章の値はマシンによって変わります",
+    return Text(f"別のマシン (CPU {model}) での実行 (この章の値はマシンによって変わるため)",
                 f"a run on another machine (CPU {model}): this chapter's values depend on the machine")
 
 
@@ -99,7 +99,7 @@ def other_record(name: str, theirs: Any, newest: Any) -> Text:
     if isinstance(theirs, list) and isinstance(newest, list):  # say what differs, not the lists
         only, missing = [x for x in theirs if x not in newest][:3], [x for x in newest if x not in theirs][:3]
         theirs, newest = "; ".join(map(str, only)) or "-", "; ".join(map(str, missing)) or "-"
-    return Text(f"記録された {name} が最新の実行と違う実行 ({theirs}、最新は {newest})",
+    return Text(f"最新の実行と記録が違う実行 (項目 {name}: {theirs}、最新は {newest})",
                 f"a run whose recorded {name} differs from the newest run's ({theirs}, the newest {newest})")
 
 
@@ -243,10 +243,32 @@ def every_major(chapter: Chapter, scale: str) -> dict[float, Pool]:
     return {m: gather(chapter, m, scale, found=found) for m in measured}
 
 
-def row(pool: Pool, v: Verdict) -> dict[str, Any]:
+def row_checks(pools: dict[float, Pool], major: float) -> dict[str, int]:
+    """The one check each finding's matrix row shows on every major (`repro matrix` and the
+    site's matrix): the check the finding is shown by on `major`, the site's, or, for one with
+    no result there, on the newest major that has one. The verdict may differ between majors;
+    the check a row shows does not, so a value read along a row is one quantity."""
+    chosen: dict[str, int] = {}
+    for m in sorted(pools, key=lambda m: (m != major, -m)):
+        for v in pools[m].verdicts:
+            if v.finding.id not in chosen and (c := pools[m].shown_check(v)) is not None:
+                chosen[v.finding.id] = v.checks.index(c)
+    return chosen
+
+
+def row_check(pool: Pool, v: Verdict, index: int | None) -> tuple[CheckResult | None, sizes.Size | None]:
+    """The check a matrix row shows on this pool's major, and that check's size: the row's own
+    (row_checks), else the one the finding is shown by here."""
+    if index is None or index >= len(v.checks):
+        return pool.shown_check(v), pool.sizes.get(v.finding.id)
+    each = pool.check_sizes.get(v.finding.id) or []
+    return v.checks[index], (each[index] if index < len(each) else None)
+
+
+def row(pool: Pool, v: Verdict, index: int | None = None) -> dict[str, Any]:
     """One finding on one major, as `repro matrix --json` gives it: the pooled verdict, what it
-    rests on and the estimate and interval of the check it is shown by (its size's check)."""
-    c = pool.shown_check(v)
+    rests on and the estimate and interval of the row's check (row_checks), with its size."""
+    c, size = row_check(pool, v, index)
     e = c.estimate if c is not None else None
     return {"chapter": pool.chapter.name, "finding": v.finding.id, "kind": v.finding.kind,
             "major": pool.major, "status": v.status, "badge": badge_of(v).en, "runs": v.runs,
@@ -256,7 +278,7 @@ def row(pool: Pool, v: Verdict) -> dict[str, Any]:
             "holds_if": c.check.threshold.text(c.check.measure).en if c else None,
             "expected": v.finding.expected, **expected_since(pool.chapter, v.finding),
             "to_decide": (decide.en if c and (decide := to_decide(c)) else None),
-            **(pool.sizes[v.finding.id].as_dict() if v.finding.id in pool.sizes else dict.fromkeys(SIZE_FIELDS))}
+            **(size.as_dict() if size is not None else dict.fromkeys(SIZE_FIELDS))}
 
 
 SIZE_FIELDS = ("original", "size", "size_ratio", "size_low", "size_high")
@@ -288,13 +310,14 @@ def spans(by_major: dict[float, Verdict]) -> list[tuple[Verdict, list[float]]]:
     return groups
 
 
-def span_text(found: list[float]) -> str:
-    """"9.6–13", "14", "16, 18": a run of consecutive majors (of majors.MAJORS) as a range."""
+def span_text(found: list[float], sep: str = ", ") -> str:
+    """"9.6–13", "14", "16, 18": a run of consecutive majors (of majors.MAJORS) as a range;
+    majors that are not consecutive are joined with `sep` ("、" in Japanese)."""
     order = list(MAJORS)
     if len(found) > 2 and [order.index(m) for m in found] == list(range(order.index(found[0]),
                                                                       order.index(found[-1]) + 1)):
         return f"{major_name(found[0])}–{major_name(found[-1])}"
-    return ", ".join(map(major_name, found))
+    return sep.join(map(major_name, found))
 
 
 def differs(by_major: dict[float, Verdict]) -> bool:
@@ -304,8 +327,9 @@ def differs(by_major: dict[float, Verdict]) -> bool:
 
 def describe(by_major: dict[float, Verdict]) -> Text:
     """A finding across majors as a range: "reproduced on 9.6–13; changed in 14 on 14–18"."""
-    parts = [(badge_of(v), span_text(ms)) for v, ms in spans(by_major)]
-    return Text("、".join(f"{r} で「{b.ja}」" for b, r in parts), "; ".join(f"{b.en} on {r}" for b, r in parts))
+    parts = [(badge_of(v), ms) for v, ms in spans(by_major)]
+    return Text("、".join(f"{span_text(ms, '、')} で「{b.ja}」" for b, ms in parts),
+                "; ".join(f"{b.en} on {span_text(ms)}" for b, ms in parts))
 
 
 def across(by_major: dict[float, Verdict]) -> str:

@@ -40,7 +40,7 @@ class Scope:
     def reason(self, measured: Sequence[str], missing: Sequence[str]) -> Text:
         if not measured:
             return Text(f"{' と '.join(missing)} はここでは測っていません", f"{_and(missing)} not measured here")
-        return Text(f"{'、'.join(measured)} で再現。{' と '.join(missing)} はここでは測っていません",
+        return Text(f"{'、'.join(measured)} で再現、{' と '.join(missing)} はここでは未測定",
                     f"reproduced for {_and(measured)}; {_and(missing)} not measured here")
 
 
@@ -88,7 +88,7 @@ def own_server(what: Text) -> Requirement:
     """What only a server the run starts allows (a restart, a preload, a second server, the
     server's machine): against an existing server (--dsn) the finding is not applicable."""
     return Requirement(lambda e: not e.external,
-                       lambda e: Text(f"既存のサーバーに対しては判定できません: {what.ja}が要ります。",
+                       lambda e: Text(f"既存のサーバーに対しては判定できません。必要なもの: {what.ja}。",
                                       f"Not applicable against an existing server: needs {what.en}."),
                        what, of_target=True)
 
@@ -104,7 +104,7 @@ def majors(first: int | None = None, last: int | None = None, why: Text | None =
 
     def reason(e: Environment) -> Text:
         head = Text(f"{span.ja}が対象です (この結果は {e.major})。", f"Applies to {span.en} (this result: {e.major}).")
-        return Text.join([head, why], " ", " ") if why else head
+        return Text.join([head, why], "", " ") if why else head
     return Requirement(met, reason, span, of_major=True)
 
 
@@ -113,7 +113,7 @@ def feature(name: str, why: Text | None = None) -> Requirement:
     def reason(e: Environment) -> Text:
         head = Text(f"このサーバーには {name} がありません。", f"This server has no {name}.") if e.external else \
             Text(f"このイメージには {name} がありません。", f"This image has no {name}.")
-        return Text.join([head, why], " ", " ") if why else head
+        return Text.join([head, why], "", " ") if why else head
     return Requirement(lambda e: name in e.features, reason, Text(name, name), of_image=True)
 
 

@@ -44,7 +44,7 @@ OUTCOME = {
     NO_RUN: Text("大きさの登録の後の実行がまだありません", "no run since the size was registered"),
 }
 MARK = {SAME: "=", SMALLER: "↓", LARGER: "↑", REVERSED: "⇅"}
-POINT = Text("原典の値は区間なしで報告されているため、1 点として扱います。「原典と同じ大きさ」は、その点がここでの 95 % 信頼区間に入ることです。",
+POINT = Text("原典の値は区間なしで報告されているため、1 点として扱います。「原典と同じ大きさ」は、その点がここでの 95% 信頼区間に入ることです。",
              "The original reports its numbers without an interval: each is taken as a point, and \"same size\" "
              "means that point lies within our 95 % interval.")
 _NUMBER = re.compile(r"^([+\-−]?\d+(?:\.\d+)?)\s*(\S*)$")

@@ -197,10 +197,11 @@ class Change:
 
     major: int
     why: Text
-    cite: str  # "commit 2b73a8cd33b", "PostgreSQL 14 release notes" (not translated)
+    cite: str  # "commit 2b73a8cd33b" (コミット … in Japanese), "PostgreSQL 14 release notes"
 
     def reason(self) -> Text:
-        return Text(f"{self.major} で変わりました: {self.why.ja} ({self.cite})",
+        cite = "コミット " + self.cite[len("commit "):] if self.cite.startswith("commit ") else self.cite
+        return Text(f"{self.major} で変わりました: {self.why.ja} ({cite})。",
                     f"Changed in {self.major}: {self.why.en} ({self.cite})")
 
 

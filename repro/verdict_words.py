@@ -49,7 +49,7 @@ def badge_of(v: Verdict) -> Text:
     if v.status == CHANGED and v.finding.changed_in:
         return Text(f"{v.finding.changed_in.major} で変化", f"changed in {v.finding.changed_in.major}")
     if v.status == NOT_APPLICABLE and v.lacking and v.of_target:
-        return Text(f"既存のサーバーでは対象外: {v.lacking.ja}が必要",
+        return Text(f"既存のサーバーでは対象外 (必要なもの: {v.lacking.ja})",
                     f"not applicable against an existing server: needs {v.lacking.en}")
     if v.status == NOT_APPLICABLE and v.lacking and v.other_majors:
         return Text(f"{v.lacking.ja}が対象", f"applies to {v.lacking.en}")  # not a lack of this machine
@@ -73,7 +73,7 @@ def to_decide(c: CheckResult) -> Text | None:
     end = m.number(e.high if e.high - limit < limit - e.low else e.low)  # the end across the limit
     runs = e.runs_to_decide(limit)
     bound = limit_text(m, limit, "ja"), limit_text(m, limit, "en")
-    head = Text(f"区間は閾値 {bound[0]} の向こうの {end.format('ja')} まで届いています",
+    head = Text(f"区間が閾値 {bound[0]} をまたいで {end.format('ja')} まで広がっています",
                 f"the interval reaches across the threshold {bound[1]}, to {end.format('en')}")
     if runs is None or runs > FEASIBLE_RUNS:
         return Text(f"閾値に近すぎて判定できません: {head.ja}。同じばらつきなら {FEASIBLE_RUNS} 回を超える実行が要ります。",

@@ -1,8 +1,9 @@
 """Check the report's PDFs as `make pdf` built them, one per language: every chapter is a
 chapter of the table of contents, no Latin letter or apostrophe is set in the Japanese font,
-every font is embedded, and LaTeX's overfull lines stay under a bound.
+every font is embedded, the pages are A4, tables are numbered per chapter and per appendix
+(A.1) in reading order, and LaTeX's overfull lines stay under a bound.
 
-Reads the PDFs with poppler's pdftotext and pdffonts (Debian's poppler-utils), and the DVI
+Reads the PDFs with poppler's pdftotext, pdffonts and pdfinfo (Debian's poppler-utils), and the DVI
 they are made of with upTeX's updvitype (TeX Live).
 Usage: python scripts/check_pdf.py [BUILD_DIR]   (default _build/latex; BUILD_DIR/ja, BUILD_DIR/en)
 """
@@ -87,6 +88,31 @@ def latin_in_japanese_font(dvi_listing: str) -> list[str]:
                    if f in japanese and code < CJK_FROM})
 
 
+# a caption ("Table 2.1: Findings", "表 2.1: 知見") or its repeat on a long table's next page
+# ("Table 2.1 – continued from previous page"), not a sentence that names a source's table
+CAPTION = re.compile(r"^\s*(?:Table|表)\s?([0-9]+|[A-Z])\.(\d+)(?::|\s+–)", re.M)
+A4 = re.compile(r"^Page size:\s+595(?:\.\d+)? x 841(?:\.\d+)? pts", re.M)
+
+
+def tables_out_of_order(text: str) -> list[str]:
+    """Table captions whose chapter goes backwards in reading order ("Table 2.3" after
+    "Table 5.1", or a chapter's number after an appendix's letter): each chapter numbers its
+    own tables, and the appendices theirs by letter (A.1), so a reader never meets two
+    tables "2.1"."""
+    found, last = [], None
+    for m in CAPTION.finditer(text):
+        key = (1, m.group(1)) if m.group(1).isalpha() else (0, int(m.group(1)))
+        if last is not None and key < last:
+            found.append(m.group(0).strip())
+        last = max(key, last) if last is not None else key
+    return found
+
+
+def not_a4(pdfinfo: str) -> bool:
+    """From `pdfinfo`: whether the pages are other than A4 (595 x 842 pt)."""
+    return not A4.search(pdfinfo)
+
+
 def overfull(log: str) -> int:
     return sum(1 for line in log.splitlines() if line.startswith("Overfull \\hbox"))
 
@@ -101,6 +127,8 @@ def check(lang: str, build: Path) -> list[str]:
     pages = run("pdftotext", "-layout", str(pdf), "-").split("\f")
     problems += [f"chapter not in the contents: {t}" for t in missing_chapters(contents_text(pages), titles)]
     problems += [f"font not embedded: {name}" for name in not_embedded(run("pdffonts", str(pdf)))]
+    problems += ["the pages are not A4"] if not_a4(run("pdfinfo", str(pdf))) else []
+    problems += [f"a table numbered out of its chapter's order: {c}" for c in tables_out_of_order("\n".join(pages))]
     dvi = run("updvitype", "-output-level=3", str(pdf.with_suffix(".dvi")))
     problems += [f"Latin in a Japanese font: {what}" for what in latin_in_japanese_font(dvi)]
     log = (build / lang / f"repro-report-{lang}.log").read_text(encoding="utf-8", errors="replace")

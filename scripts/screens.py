@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Screenshots of the built site as a reader first sees it, to look at before calling a
 change to the pages done (make screens): the front page, the version matrix and the
-auto_explain chapter, in both languages, at 1280x800 and 390x844 (the first screen; the
+auto_explain, fulltext and partitions chapters, in both languages, at 1280x800 and 390x844 (the first screen; the
 front page also whole), with Debian's headless Chromium; and the first pages of the PDFs,
 where they were built (make pdf), with pdftoppm. Everything lands in _build/screens/.
 
@@ -21,7 +21,8 @@ from playwright.sync_api import Browser, sync_playwright
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "_build" / "screens"
 CHROMIUM = "/usr/bin/chromium"
-PAGES = {"index": "index.html", "matrix": "matrix.html", "auto_explain": "chapters/auto_explain.html"}
+PAGES = {"index": "index.html", "matrix": "matrix.html", "auto_explain": "chapters/auto_explain.html",
+         "fulltext": "chapters/fulltext.html", "partitions": "chapters/partitions.html"}
 WHOLE = {"index"}  # pages also taken whole, not only their first screen
 SIZES = [(1280, 800), (390, 844)]
 PDF_PAGES = 3

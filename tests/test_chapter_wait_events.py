@@ -24,6 +24,13 @@ def test_every_mode_and_client_count_measured_every_round() -> None:
             assert sum(run["waits_sampling"].values()) > 0 and sum(run["waits_activity"].values()) > 0
             assert abs(sum(run["cpu"].values()) - 100) < 0.5
             assert run["wal_sync_ms"] is not None and run["poll_ms"] > 0  # 14+: the server's timing
+            if condition.startswith("control/"):  # where the poll and the workload ran, recorded
+                cpu = experiment.CONTROLS[condition.split("/")[1]]
+                assert run["placement"] == {"poll_cpu": cpu, "workload_cpu": experiment.WORKLOAD_CPU,
+                                            "backends_bound": run["placement"]["backends_bound"]}
+                assert run["placement"]["backends_bound"] >= 1
+            else:
+                assert run["placement"] is None
 
 
 def test_profiles_hold_no_background_process() -> None:

@@ -341,7 +341,7 @@ def test_a_verdict_judged_by_a_claim_revised_after_its_run_says_so(scratch_chapt
     claims._write(claims.path(scratch_chapter), register)
     assert store.revised_after(run, f.id) == "2030-06-01T00:00+00:00"
     assert note in matrix._matrix_cell(store.Shown(run, None), f.id, "en").astext()
-    assert "この実行のあとで主張を改訂 (2030-06-01)" in matrix._matrix_cell(store.Shown(run, None), f.id, "ja").astext()
+    assert "この実行の後で主張を改訂 (2030-06-01)" in matrix._matrix_cell(store.Shown(run, None), f.id, "ja").astext()
     assert store.revised_after(run, other.id) is None
     assert note not in matrix._matrix_cell(store.Shown(run, None), other.id, "en").astext()
 

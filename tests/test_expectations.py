@@ -84,7 +84,7 @@ def test_a_run_not_stored_that_contradicted_it_is_counted_too(chapter) -> None:
               {**_revised(RUNS, 0), "unstored_contradicted": 1})
     assert ("declared on 2026-11-25, after 2 runs stored (0 of which contradicted it) and 1 run not stored "
             "that contradicted it") in _note(chapter, "en")[0]
-    assert "保存されていない成り立たなかった 1 回の実行の後で宣言" in _note(chapter, "ja")[0]
+    assert "保存されていない 1 回の実行 (いずれも成り立たず) の後で宣言" in _note(chapter, "ja")[0]
 
 
 def test_runs_not_stored_are_named_by_the_commit_that_says_so(chapter) -> None:
@@ -150,3 +150,33 @@ def test_repro_matrix_json_says_since_when_and_whether_before_any_run() -> None:
         assert rows[f.id]["expected_since"] == e.since[:10] and len(rows[f.id]["expected_since"]) == 10
         assert rows[f.id]["expected_before_runs"] is e.before_runs
     assert rows["F6"]["expected"] is False and rows["F6"]["expected_before_runs"] is False  # a yes → no revision
+
+
+@pytest.mark.parametrize("old, new, said", [
+    (["f1: abs(v) < NEGLIGIBLE_PCT [NEGLIGIBLE_PCT = 5.0]"],
+     ["f1: abs(v) < ACROSS_SERVERS_PCT [ACROSS_SERVERS_PCT = 20.0]"], "the bound went from 5.0 to 20.0"),
+    (["f5: without < with_timing / 2"], ["f5: _change(s, 'a') < _change(s, 'b') / 2"],
+     "how the judged value is computed changed (the bound, 2, did not)"),
+    (["f2: abs(v) < N [N = 5.0]"], ["f2: abs(_change(s, c)) < N [N = 10.0]"],
+     "how the judged value is computed changed, and the bound (5.0 → 10.0)"),
+    (["f7: a < T [T = 10.0]", "f7: b < T [T = 10.0]"], ["f7: c < T [T = 15.0]"],
+     "the number of conditions went from 2 to 1"),
+    (["f3: x < A [A = 1.0]"], ["f3: x < B [B = 1.0]"], "only how the expression is written changed"),
+])
+def test_a_condition_recorded_as_code_is_said_in_words(old: list[str], new: list[str], said: str) -> None:
+    from repro.site.code_conditions import words
+    assert words(old, new)("en").startswith(said)
+    assert words(old, new)("ja") and not words(old, new)("ja").startswith(said)  # its own Japanese
+
+
+def test_a_revision_row_shows_code_as_code_and_one_in_words_as_before() -> None:
+    """The old and new expressions are literals under the words; a condition recorded in
+    words gets no such cell (the row's text says it, as before)."""
+    from repro.site.code_conditions import code_cell
+    revised = {"what": "revised", "old": {"holds_if": ["f1: abs(v) < N [N = 5.0]"]},
+               "new": {"holds_if": ["f1: abs(v) < N [N = 20.0]"]}}
+    cell = code_cell(revised, "ja")
+    assert [n.astext() for n in cell.findall(nodes.literal)] == ["f1: abs(v) < N [N = 5.0]", "f1: abs(v) < N [N = 20.0]"]
+    assert cell.astext().startswith("閾値を 5.0 から 20.0 に変えました。")
+    assert code_cell({"what": "revised", "old": {"holds_if": ["ratio < 0.9 ×"]},
+                      "new": {"holds_if": ["ratio < 0.95 ×"]}}, "en") is None

@@ -18,7 +18,7 @@ import pytest
 from conftest import Watcher
 from repro.errors import ReproError
 from repro import majors
-from repro.lab import engine
+from repro.lab import engine, strace
 from repro.lab.pgtools import parse_test_timing
 from repro.lab.beside import lab_for, named_image
 from repro.lab.existing import ExistingLab, without_password
@@ -28,6 +28,7 @@ from repro.lab.lag import LagPoller
 from repro.lab.provenance import redacted
 from repro.lab.servers import Lab
 from repro.lab.strace import traced
+from repro.lab.waits import wait_until_gone
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -115,9 +116,10 @@ def test_a_tracer_that_dies_mid_run_is_noticed() -> None:
     assert not whole.tracer_died and killed.tracer_died
 
 
-def test_strace_that_cannot_attach_fails_in_one_line_and_leaves_no_tracer() -> None:
+def test_strace_that_cannot_attach_fails_in_one_line_and_leaves_no_tracer(monkeypatch: pytest.MonkeyPatch) -> None:
     """A server started without ptrace: the attach wait ends at its deadline with the reason,
     and the strace it started is gone."""
+    monkeypatch.setattr(strace, "ATTACH_TIMEOUT_S", 0.5)  # the deadline itself is not what is tested
     with Lab(majors.DEFAULT_MAJOR) as lab:
         server = lab.server("untraced")
         with psycopg.connect(server.conninfo(), autocommit=True) as conn:
@@ -142,6 +144,19 @@ def test_lag_counts_only_while_the_workloads_clients_are_connected() -> None:
         with LagPoller(primary, ["s1", "not-there"]) as lag:
             primary.pgbench(["-n", "-c", "2", "-T", "2"])
         assert set(lag.last) == {"s1"} and lag.most_bytes["s1"] >= lag.last["s1"][0] >= 0
+
+
+def test_a_backend_that_stays_fails_the_wait_for_it_in_one_line() -> None:
+    """wait_until_gone (a backend flushes its statistics as it exits) returns once the
+    application's backends have gone, and fails at its deadline, naming them, while one stays:
+    never a silent give-up that would read statistics with a backend's missing."""
+    with Lab(majors.DEFAULT_MAJOR) as lab:
+        server = lab.server("waits")
+        wait_until_gone(server, timeout_s=1)  # none there
+        with psycopg.connect(server.conninfo(), application_name="pgbench"):
+            with pytest.raises(ReproError, match="pgbench's backends were still connected 0.5 s after"):
+                wait_until_gone(server, timeout_s=0.5)
+        wait_until_gone(server, timeout_s=5)  # gone once the connection closed
 
 
 def test_standby_made_by_pg_basebackup_streams_from_its_primary() -> None:

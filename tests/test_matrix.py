@@ -1,5 +1,6 @@
 """A matrix cell shows one check: its value and its size mark come from the same check of a
-finding with several (repro/site/matrix.py), whichever check the finding is shown by."""
+finding with several (repro/site/matrix.py), and a row shows the same check on every major
+(pooling.row_checks), the one the finding is shown by on the site's major."""
 from __future__ import annotations
 
 import re
@@ -56,7 +57,7 @@ def test_a_cells_value_and_size_mark_come_from_one_check(first_above: float, sta
     spans, size = _cell(v)
     check = v.checks[shown]
     label, value = spans["repro-key-value"]
-    assert value == f"{shown + 1}: {check.number().format('en', interval=False)}"
+    assert value == check.number().format('en', interval=False)
     assert label == check.check.measure.label.en
     title, mark = spans["repro-size-mark"]
     assert size.check == shown and mark == sizes.MARK[size.outcome]
@@ -77,3 +78,28 @@ def test_the_pdf_cell_prints_the_symbol_the_legend_explains_and_the_size_mark() 
     cell = _matrix_cell(_shown(v, ["+20.5 %", "+25.8 %"]), "F6", "en")
     latex = "".join(n.astext() for n in cell.findall(nodes.raw) if n["format"] == "latex")
     assert "✓ reproduced" in latex and sizes.MARK[sizes.LARGER] in latex
+
+
+def _pool(major: float, v: Verdict) -> pooling.Pool:
+    pool = pooling.Pool(None, major, "default", [], [])
+    declared = sizes._numbers("demo F6", v.finding, ["+20.5 %", "+25.8 %"])
+    pool.__dict__.update(verdicts=[v], check_sizes={"F6": sizes.each_check(declared, v, 1)})
+    return pool
+
+
+def test_a_row_shows_the_check_of_the_sites_major_on_every_major() -> None:
+    """Shown by its 1-row check on 17 (contradicted there) and by its TPC-B check on 11 (all
+    held): the row shows the 1-row check on both, so a value read along the row is one
+    quantity; on a major without a result on the site's, the newest major's check."""
+    on_17, on_11 = _verdict(_finding(30)), _verdict(_finding(10))
+    pools = {17: _pool(17, on_17), 11: _pool(11, on_11)}
+    assert pools[11].shown_check(on_11) is on_11.checks[1]  # alone, 11 would show TPC-B
+    assert pooling.row_checks(pools, 17) == {"F6": 0}
+    assert pooling.row_checks({11: pools[11]}, 17) == {"F6": 1}
+    cell = _matrix_cell(store.Shown(SimpleNamespace(doc={}, pool=pools[11], chapter=None), None), "F6", "en", 0)
+    html = "".join(n.astext() for n in cell.findall(nodes.raw) if n["format"] == "html")
+    spans = {m.group(1).split()[0]: (m.group(2), m.group(3)) for m in SPAN.finditer(html)}
+    assert spans["repro-key-value"] == ("1 row", on_11.checks[0].number().format("en", interval=False))
+    assert "(check 1)" in spans["repro-size-mark"][0]  # the size mark is the same check's
+    check, size = pooling.row_check(pools[11], on_11, 0)  # what `repro matrix --json` reports
+    assert check is on_11.checks[0] and size.check == 0

@@ -187,6 +187,22 @@ def test_chapters_are_found_in_the_contents_pages_only() -> None:
     assert check_pdf.missing_chapters("6.3 待機イベント 41", ["待機イベント"]) == ["待機イベント"]
 
 
+def test_tables_numbered_out_of_their_chapters_order_are_found() -> None:
+    """Each chapter numbers its tables, the appendices by letter: a "Table 2.1" met after
+    chapter 5's or after an appendix's is a second table of that number."""
+    text = ("  Table 2.1: Findings\n  Table 2.1 – continued from previous page\n   Table 2.2: x\n"
+            "  Table 6.3 (section 6 of the source) names a source's table in a sentence\n"
+            " Table 10.1: y\n  Table A.1: z\n  Table A.2: w\n")
+    assert check_pdf.tables_out_of_order(text) == []
+    assert check_pdf.tables_out_of_order(text + "  Table 2.1: Revisions\n") == ["Table 2.1:"]
+    assert check_pdf.tables_out_of_order("  表 3.1: 知見\n  表 7.9 と 7.4.2.2 節\n  表 1.2 – 前のページからの続き\n") == ["表 1.2 –"]
+
+
+def test_a_page_size_other_than_a4_is_found() -> None:
+    assert not check_pdf.not_a4("Pages:          283\nPage size:       595.276 x 841.89 pts (A4)\n")
+    assert check_pdf.not_a4("Page size:       612 x 792 pts (letter)\n")
+
+
 def test_overfull_lines_are_counted() -> None:
     log = "Overfull \\hbox (7.78pt too wide) in paragraph at lines 3182--3182\n[]\\T1/qhv/m/n/10 Find-\n" \
           "Underfull \\hbox (badness 10000) in paragraph\nOverfull \\hbox (1pt too wide) detected at line 9\n"

@@ -32,7 +32,7 @@ from repro.chapter import Run
 from repro.majors import DEFAULT_MAJOR
 from repro.site import expectations
 from repro.site import matrix as matrix_site, store
-from repro.site.answer import NOT_HERE
+from repro.site.answer import GROUPS, NOT_HERE
 from repro.site.report import BUCKETS, KIND_SHORT, ORDER, OTHER_MAJORS, SPLIT, bucket
 from repro.site.roles import run_numbers
 from repro.site.words import WORDS
@@ -220,8 +220,10 @@ def _summary(table) -> tuple[dict[str, dict[str, int]], list[str]]:
 
 def _charts_on_page(name: str) -> int:
     """The page's chart directives: each of the chapter's charts, and some again for another
-    major (`:major:`), each its own image, or a "no result" stand-in where that major has none."""
-    return (ROOT / "docs" / "chapters" / f"{name}.md").read_text(encoding="utf-8").count("```{repro-chart}")
+    major (`:major:`), each its own image, or a "no result" stand-in where that major has none;
+    and its findings across majors (repro-trend), each an image."""
+    text = (ROOT / "docs" / "chapters" / f"{name}.md").read_text(encoding="utf-8")
+    return text.count("```{repro-chart}") + text.count("```{repro-trend}")
 
 
 @pytest.mark.parametrize("name", sorted(registry.chapters()))
@@ -372,11 +374,56 @@ def test_one_word_for_each_verdict_on_the_front_page_the_judging_page_and_the_ma
         assert "Does not hold" not in index and "Undecided" not in index
 
 
+# The words for a verdict that the site used before it had one word each (#70): no page or PDF
+# says them any more. ("成り立たない" stays a word of prose: a claim registered as not holding.)
+RETIRED = {"en": ["Does not hold", "Undecided", "Can't run here", "Changed since"],
+           "ja": ["まだ決まらない", "ここでは確かめられない", "その後のメジャーで変わった"]}
+STATUS_SPAN = re.compile(r'<span class="[^"]*\brepro-status\b[^"]*"(?P<attrs>[^>]*)>(?P<text>.*?)</span>', re.S)
+TITLE = re.compile(r'\btitle="([^"]*)"')
+
+
+def _verdict_words(lang: str) -> list[str]:
+    """What a badge, a tally or a symbol's name may start with: the verdicts' words (and as
+    a heading), the front page's "not judged here", a verdict's variants (badge_of)."""
+    words = [w(lang) for w in verdict_words.STATUS.values()]
+    words += [w[:1].upper() + w[1:] for w in words]
+    words += [dict(GROUPS)[NOT_HERE](lang)]
+    return words + (["既存のサーバーでは対象外"] if lang == "ja" else ["not applicable against an existing server"])
+
+
+BADGE_VARIANT = {"en": re.compile(r"^(changed in \d+|applies to )"),
+                 "ja": re.compile(r"^(\S+ で変化|.+が対象( \d+)?$)")}  # a tally's count after it
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+def test_every_page_and_the_pdf_say_only_the_defined_verdict_words(site: Path, lang: str) -> None:
+    """Every badge, tally count and matrix symbol of every built page says one of the defined
+    verdict words (verdict_words.STATUS, as badge_of varies it); no page and not the PDF
+    says a retired one."""
+    allowed, odd, retired = _verdict_words(lang), {}, {}
+    for page in sorted((site / lang).rglob("*.html")):
+        text = page.read_text(encoding="utf-8")
+        for m in STATUS_SPAN.finditer(text):
+            said = _tags_out(m["text"]).strip()
+            if said in matrix_site.SYMBOL.values():  # a symbol: its accessible name says the word
+                said = html.unescape(TITLE.search(m["attrs"]).group(1))
+            if not (any(said.startswith(w) for w in allowed) or BADGE_VARIANT[lang].match(said)):
+                odd.setdefault(page.name, set()).add(said)
+        if hits := [w for w in RETIRED[lang] if w in _tags_out(text)]:
+            retired[page.name] = hits
+    pdf = site / lang / f"repro-report-{lang}.pdf"
+    if pdf.is_file():  # make site builds it (CI); make html does not
+        text = subprocess.run(["pdftotext", str(pdf), "-"], check=True, capture_output=True, text=True).stdout
+        if hits := [w for w in RETIRED[lang] if w in text]:
+            retired[pdf.name] = hits
+    assert not odd and not retired, (odd, retired)
+
+
 @pytest.mark.parametrize("lang", ["ja", "en"])
 def test_the_matrix_legend_explains_every_symbol_on_the_page(site: Path, lang: str) -> None:
     """Every symbol and mark in a matrix's cells (the matrix page, a chapter's table of majors)
     is in the legend on its page: the summary of a cell, its value's words and units aside,
-    holds nothing else. The check's number before a value ("2: ") is the legend's "1:"."""
+    holds nothing else. A value carries no check number: its row's header names the check."""
     pages = [p for p in sorted((site / lang).rglob("*.html")) if "repro-matrix" in p.read_text(encoding="utf-8")]
     assert any(p.name == "matrix.html" for p in pages)
     unexplained: dict[str, set[str]] = {}
@@ -385,10 +432,10 @@ def test_the_matrix_legend_explains_every_symbol_on_the_page(site: Path, lang: s
         legend = {html.unescape(s) for s in LEGEND_SYMBOL.findall(text)}
         shown: set[str] = set()
         for table in MATRIX_TABLE.findall(text):
+            assert "repro-key-value" not in table or "repro-row-check" in table, page.name
             for summary in SUMMARY.findall(table):
                 for value in KEY_VALUE.findall(summary):
-                    number = re.match(r"(\d+): ", value)
-                    shown |= {"1:"} if number else set()
+                    assert not re.match(r"\d+: ", value), value  # no check number: the row's header names it
                     shown |= {"—"} if value.endswith("—") else set()
                 shown |= set(_tags_out(KEY_VALUE.sub(" ", summary)).split())
         if missing := shown - legend:
@@ -738,3 +785,28 @@ def test_no_password_anywhere_on_the_site(site: Path) -> None:
              if p.is_file() and p.suffix in (".html", ".json", ".js", ".txt")
              and secret.search(p.read_text(encoding="utf-8", errors="replace"))]
     assert not found, found
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+def test_a_page_says_where_this_builds_run_and_the_stored_runs_differ(site: Path, lang: str) -> None:
+    """Under each findings table, a note names every finding whose check `repro compare` finds
+    apart between this build's run and the stored runs (the interval of their ratio or
+    difference excludes none), with both machines; no note where none differs, and none for
+    a page that shows a stored run."""
+    from repro import compare
+    from repro.errors import ReproError
+    for name in registry.chapters():
+        shown = store.current(name, DEFAULT_MAJOR, site_scale())
+        text = (site / lang / "chapters" / f"{name}.html").read_text(encoding="utf-8")
+        note = re.search(r'<p class="repro-table-note repro-apart">(.*?)</p>', text, re.S)
+        if not shown.this_build or shown.run is None or "unavailable" in shown.run.doc:
+            assert note is None, name
+            continue
+        try:
+            apart = {f["finding"] for f in compare.compare(registry.get(name), DEFAULT_MAJOR)["findings"] if f["differ"]}
+        except ReproError:  # no stored run of this experiment beside it
+            apart = set()
+        assert (note is not None) == bool(apart), (name, apart)
+        if note:
+            said = _tags_out(note.group(1))
+            assert all(re.search(rf"\b{fid}\b", said) for fid in apart), (name, apart, said)

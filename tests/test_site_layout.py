@@ -91,6 +91,69 @@ def test_every_verdict_is_on_a_phone_screen(base_url, browser, lang: str) -> Non
     assert not problems, problems
 
 
+WORDS_BROKEN_IN_CELLS = """tables => tables.flatMap(t => Array.from(t.querySelectorAll('td')).flatMap(td => {
+    const out = [];
+    const walker = document.createTreeWalker(td, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        for (const m of n.data.matchAll(/[A-Za-z0-9_.]{2,}/g)) {  // a Latin word or identifier
+            const range = document.createRange();
+            range.setStart(n, m.index);
+            range.setEnd(n, m.index + m[0].length);
+            if (new Set(Array.from(range.getClientRects()).map(r => Math.round(r.top))).size > 1) out.push(m[0]);
+        }
+    }
+    return out;
+}))"""
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("width", [1280, 390])
+def test_findings_tables_break_lines_between_words_only(base_url, browser, lang: str, width: int) -> None:  # noqa: F811
+    """No Latin word or identifier of a findings table is split across two lines
+    ("RowExclusiveLoc/k", "asynchro/nous"), on a laptop or as a phone's cards."""
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    broken = {}
+    for name in CHAPTERS:
+        _goto(page, f"{base_url}/{lang}/chapters/{name}.html")
+        if words := page.eval_on_selector_all("table.repro-findings", WORDS_BROKEN_IN_CELLS):
+            broken[name] = words[:5]
+    page.close()
+    assert not broken, broken
+
+
+SCREEN = 800  # a laptop's viewport at 1280 px
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_summary_is_within_three_screens_and_the_tally_above_it_links_every_finding(
+        base_url, browser, lang: str) -> None:  # noqa: F811
+    """The answer comes first: on every chapter page at 1280x800, the Summary's heading starts
+    within three screens of the top, under the one-line tally, whose links reach every row
+    of the findings table (one link a finding)."""
+    page = browser.new_page(viewport={"width": 1280, "height": SCREEN})
+    problems = {}
+    for name in CHAPTERS:
+        _goto(page, f"{base_url}/{lang}/chapters/{name}.html")
+        summary = f"{name}-summary".replace("_", "-")  # docutils' ids have no underscore
+        top = page.evaluate(f"document.getElementById('{summary}').getBoundingClientRect().top + window.scrollY")
+        tally = page.evaluate("""() => {
+            const t = document.querySelector('.repro-chapter-tally');
+            return t ? [t.getBoundingClientRect().top + window.scrollY,
+                        Array.from(t.querySelectorAll('a')).map(a => a.getAttribute('href'))] : null;
+        }""")
+        rows = page.evaluate("Array.from(document.querySelectorAll('table.repro-findings tbody tr')).map(r => r.id)")
+        if top > 3 * SCREEN:
+            problems[name] = f"Summary at {top:.0f} px"
+        elif tally is None or tally[0] > top:
+            problems[name] = "no tally above the Summary"
+        elif sorted(h.split("#")[-1] for h in tally[1]) != sorted(rows):
+            problems[name] = f"the tally links {tally[1]}, the rows are {rows}"
+    _goto(page, f"{base_url}/{lang}/chapters/fulltext.html")
+    page.screenshot(path=str(SHOTS / f"fulltext-{lang}-1280-top.png"))
+    page.close()
+    assert not problems, problems
+
+
 def _html(site: Path, lang: str, name: str) -> str:  # noqa: F811
     return (site / lang / "chapters" / f"{name}.html").read_text(encoding="utf-8")
 

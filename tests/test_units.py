@@ -132,7 +132,7 @@ def test_a_claim_over_every_kind_is_reproduced_only_in_part_on_some(measured, va
     if status == PARTIAL:
         assert verdict_words.badge_of(v).en == "reproduced in part"
         assert v.reason.en == "reproduced for pg_trgm; pg_bigm and PGroonga not measured here"
-        assert v.reason.ja == "pg_trgm で再現。pg_bigm と PGroonga はここでは測っていません"
+        assert v.reason.ja == "pg_trgm で再現、pg_bigm と PGroonga はここでは未測定"
         assert v.deciding is v.checks[0]
 
 

@@ -147,14 +147,16 @@ def add_matrix(sub: Commands) -> None:
 
 def cmd_matrix(args: argparse.Namespace) -> int:
     """Every finding's pooled verdict on every major with a result, from stored results (no
-    Docker): its kind, the runs and rounds it pools, the estimate and interval of the check it
-    is shown by, with that check's size."""
+    Docker): its kind, the runs and rounds it pools, the estimate and interval of its row's
+    check (the same on every major: pooling.row_checks), with that check's size."""
     chosen = [registry.get(args.name)] if args.name else list(registry.chapters().values())
     rows, older = [], []
     for chapter in chosen:
-        for major, pool in pooling.every_major(chapter, args.scale).items():
+        pools = pooling.every_major(chapter, args.scale)
+        checks = pooling.row_checks(pools, majors.DEFAULT_MAJOR)  # one check a finding, as the site's matrix
+        for major, pool in pools.items():
             if args.pg is None or major in args.pg:
-                rows += [pooling.row(pool, v) for v in pool.verdicts]
+                rows += [pooling.row(pool, v, checks.get(v.finding.id)) for v in pool.verdicts]
                 if not pool.runs and pool.left_out:  # the pages show such a run alone, marked (!)
                     older.append(f"{chapter.name} on {majors.name(major)}")
     if args.json:

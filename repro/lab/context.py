@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..text import Text
+from . import engine
 from .existing import extensions
 from .harness.context import Context
 from .measure import Measurements, Plan, run_rounds
@@ -28,8 +29,16 @@ def settings_file(path: Path) -> dict[str, str]:
 class RunContext(Context):
     """The experiment records data (`record`) and measures rounds (`rounds`); both end up in
     the result's raw data: {"rounds": {condition: [records]}, "rounds_log": ..., **recorded}.
-    A finding that compares with the server's CPU count records it (`engine_cpus`: the
-    engine's `NCPU`, None against an existing server; `--server-cpus N` fills it in)."""
+    A finding that compares with the server's CPU count asks for it (`engine_cpus`), which
+    records it."""
+
+    def engine_cpus(self) -> int | None:
+        """The CPUs the run's servers share, recorded as "engine_cpus": the engine's NCPU, or
+        None against an existing server, whose machine the run cannot see (the count the
+        user declares, --server-cpus, takes that None's place: runner.declare_server_cpus)."""
+        cpus = None if self.external else engine.info().get("NCPU")
+        self.record("engine_cpus", cpus)
+        return cpus
 
     def has(self, feature: str) -> bool:
         """Whether the run's image carries `feature` (an extension or a tool, as its labels

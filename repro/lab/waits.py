@@ -15,11 +15,11 @@ idle background processes never enter a profile.
 from __future__ import annotations
 
 import os
-import time
 from collections import Counter
 from dataclasses import dataclass
 
 from . import engine
+from .harness.waiting import until
 from .servers import ContainerServer, Server
 from .poller import Poller
 
@@ -52,6 +52,11 @@ class ActivitySampler(Poller):
         self.profile: Profile = Counter()
         self.pids: set[int] = set()
 
+    @property
+    def placement(self) -> dict[str, int] | None:
+        """Where the poll and the workload ran, as the measurement records it: None, unbound."""
+        return None
+
     def take(self, rows: list[tuple]) -> None:
         for pid, event_type, event in rows:
             self.profile[event_key(event_type, event)] += 1
@@ -72,6 +77,12 @@ class PinnedActivitySampler(ActivitySampler):
         super().__init__(server, application, interval_s)
         self.own_cpu, self.workload_cpu, self.client = own_cpu, workload_cpu, client
         self.pinned: set[int] = set()
+
+    @property
+    def placement(self) -> dict[str, int]:
+        """The CPUs of the poll and of the workload, and how many of the workload's backends
+        were bound (a run whose backends were never bound measured no placement)."""
+        return {"poll_cpu": self.own_cpu, "workload_cpu": self.workload_cpu, "backends_bound": len(self.pinned)}
 
     def __enter__(self) -> PinnedActivitySampler:
         super().__enter__()
@@ -106,11 +117,11 @@ def wait_sampling_profile(server: Server, pids: set[int]) -> Profile:
 
 def wait_until_gone(server: Server, application: str = "pgbench", timeout_s: float = 10) -> None:
     """Until the application's backends in this database have exited: a backend flushes its
-    statistics (pg_stat_wal, pg_stat_io) when it exits, after its client has already returned."""
-    deadline = time.monotonic() + timeout_s
-    while server.sql("SELECT count(*) FROM pg_stat_activity WHERE application_name = %s "
-                     "AND datname = current_database()", (application,))[0][0] and time.monotonic() < deadline:
-        time.sleep(0.02)
+    statistics (pg_stat_wal, pg_stat_io) when it exits, after its client has already returned.
+    One still there at the deadline fails the run: its statistics would be missing."""
+    until(lambda: not server.sql("SELECT count(*) FROM pg_stat_activity WHERE application_name = %s "
+                                 "AND datname = current_database()", (application,))[0][0],
+          timeout_s, f"{application}'s backends were still connected {timeout_s:g} s after it returned", 0.02)
 
 
 def reset_wal_stats(server: Server) -> None:

@@ -118,5 +118,5 @@ class ApiDirective(Directive):
         caption = Text(f"{shown_as} ({name}, {module})", f"{shown_as} ({name}, {module})")
         english = ["repro-english"]  # the code's own words, in English on both pages (the guide says so)
         rows: list[list[nodes.Node | str]] = [[para(f"`{shown_as}.{m.name}`"), para(m.doc, english)] for m in found]
-        table = Table(caption, [Text("使うもの", "Member"), Text("docstring", "Docstring")], rows)
+        table = Table(caption, [Text("メンバー", "Member"), Text("docstring", "Docstring")], rows)
         return [para(doc, english), *table_node(table, self.lang, widths=[2, 5])]

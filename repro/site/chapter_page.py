@@ -1,5 +1,6 @@
-"""A chapter page's own pieces: the status banner, the findings table (pooled verdicts,
-what would decide an undecided check, each run's own verdict), and the rounds log."""
+"""A chapter page's own pieces: the status banner and its one-line tally, the findings table
+(pooled verdicts, what would decide an undecided check, each run's own verdict), and the
+rounds log."""
 from __future__ import annotations
 
 from typing import Any
@@ -14,9 +15,11 @@ from ..verdict import CheckResult, Finding, Verdict
 from ..verdict_words import KIND, STOPPED, to_decide
 from . import store
 from .expectations import expectation_note
+from .answer import GROUPS, TALLY, TALLY_COUNT, group_of
+from .apart import apart_note
 from .glance import judging_note
 from .latex import WHOLE_IN_PRINT
-from .nodes import (ChapterDirective, badge, details, details_summary, has_findings_table,
+from .nodes import (ChapterDirective, badge, details, details_summary, finding_link, has_findings_table,
                     note_finding_row, para, pooled_text, source_text, table_node, timestamp, verdict_badge)
 from .revisions import revised_after_note, revisions_block, targets
 from .sources import citation
@@ -42,7 +45,34 @@ class StatusDirective(ChapterDirective):
             box = nodes.warning()
             reason = WORDS[shown.why](self.lang).format(scale=doc["scale"])
             box += para(WORDS["stale"](self.lang).format(why=reason, source=source, pooled=pooled))
-        return [box]
+        return [box, _tally(shown.verdicts, self.chapter().name, self.lang)] if has_findings_table(shown) else [box]
+
+
+FINDINGS_HEAD = Text("この章の知見 {n} 件: ", "This chapter's {n} findings: ")
+
+
+def _tally(verdicts: list[Verdict], name: str, lang: str) -> nodes.paragraph:
+    """The page's answer in one line, above its summary: how many findings each verdict has
+    (the front page's groups and words), each finding linked to its row in the table under
+    the summary."""
+    grouped: dict[str, list[str]] = {}
+    for v in verdicts:
+        grouped.setdefault(group_of(v), []).append(v.finding.id)
+    titles = dict(GROUPS)
+    p = nodes.paragraph(classes=["repro-tally", "repro-chapter-tally"])
+    p += nodes.Text(FINDINGS_HEAD(lang).format(n=len(verdicts)))
+    for i, status in enumerate(s for s in TALLY if s in grouped):
+        if i:
+            p += nodes.Text(" ")
+        p += nodes.inline(text=TALLY_COUNT(lang).format(title=titles[status](lang), n=len(grouped[status])),
+                          classes=["repro-status", status.replace(" ", "-"), "repro-tally-count"])
+        p += nodes.Text(" (")
+        for j, fid in enumerate(grouped[status]):
+            if j:
+                p += nodes.Text(", ")
+            p += finding_link(fid, name, fid)
+        p += nodes.Text(")")
+    return p
 
 
 def _checks_cell(v: Verdict, lang: str) -> nodes.Node:
@@ -122,7 +152,7 @@ def _size_cell(shown: store.Shown, fid: str, lang: str) -> nodes.Node:
     return cell
 
 
-JUDGED = Text("この {k} 回の実行では本ビルド {value}", "ours {value} over those {k} runs")
+JUDGED = Text("この {k} 回の実行での本ビルドの値: {value}", "ours {value} over those {k} runs")
 
 
 def _pooled_cell(shown: store.Shown, v: Verdict, lang: str) -> nodes.Node:
@@ -190,6 +220,7 @@ class FindingsDirective(ChapterDirective):
                             + _machine_spread(chapter.name, self.scale, lang), ["repro-table-note"]))
         if shown.pool is not None and shown.pool.left_out:
             out.append(_left_out(shown.pool, lang))
+        out += apart_note(chapter, shown, lang)
         block = revisions_block(chapter, lang)
         targets(block, self.state.document)
         return out + block
@@ -293,7 +324,7 @@ def _added(extra: list[dict[str, Any]]) -> list[Text]:
             Text(f"ラウンド {first}〜{last}", f"rounds {first}–{last}")
         each = Text("", "") if first == last else Text("ずつ", " each")
         verb = "was" if len(g[0]["findings"]) == 1 else "were"
-        out.append(Text(f"{which.ja}: {found} が未決定のため、{runs} 件{each.ja}の実行を追加",
+        out.append(Text(f"{which.ja}: {'、'.join(g[0]['findings'])} が未決定のため、実行を {runs} 回{each.ja}追加",
                         f"{which.en}: {runs} run{'s' if runs != 1 else ''}{each.en} added because {found} {verb} "
                         f"undecided"))
     return out

@@ -51,6 +51,10 @@ def render(chart: Chart, lang: str, out: Path) -> Path:
         bottom = [0.0] * len(labels)
         for i, series in enumerate(chart.series):
             values = [float("nan") if v is None else v for v in series.values]
+            if chart.kind == "line" and series.reference:
+                ax.plot(range(len(labels)), values, linestyle="--", linewidth=1.2,
+                        label=series.label(lang))
+                continue
             if chart.kind == "line":
                 ax.errorbar(range(len(labels)), values, yerr=_errors(series), marker="o",
                             capsize=3, label=series.label(lang))

@@ -68,7 +68,7 @@ def when(chapter: Chapter, f: Finding) -> Text | None:
     if isinstance(e.after, list) and e.unstored_contradicted:  # a run not stored, that its reason names
         n, k, u = len(e.after), e.contradicted or 0, e.unstored_contradicted
         return Text(f"{date} に、保存された {n} 回の実行 (うち {k} 回で成り立たず) と、保存されていない"
-                    f"成り立たなかった {u} 回の実行の後で宣言",
+                    f" {u} 回の実行 (いずれも成り立たず) の後で宣言",
                     f"declared on {date}, after {runs(n)} stored ({k} of which contradicted it) "
                     f"and {runs(u)} not stored that contradicted it")
     if isinstance(e.after, list):

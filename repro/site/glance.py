@@ -77,7 +77,8 @@ def across_majors(name: str, scale: str) -> Text:
     described = {fid: pooling.describe(by) for fid in fids
                  if pooling.differs(by := {m: vs[fid] for m, vs in verdicts.items()
                                            if fid in vs and vs[fid].status != NOT_APPLICABLE})}
-    head = ACROSS.format(majors=pooling.span_text(sorted(verdicts)))
+    head = Text(ACROSS.ja.format(majors=pooling.span_text(sorted(verdicts), "、")),
+                ACROSS.en.format(majors=pooling.span_text(sorted(verdicts))))
     if not described:
         return Text(head.ja + ALL_SAME.ja, head.en + ALL_SAME.en)
     rest = OTHERS_SAME if len(described) < len(fids) else Text("", "")

@@ -28,7 +28,8 @@ class MajorsDirective(ChapterDirective):
         name = self.arguments[0]
         self.depend_on(name)
         shown = store.majors(name, self.scale)
-        return [_majors_table(name, shown, self.lang), legend(self.lang), _differences(name, shown, self.lang)]
+        return [_majors_table(name, shown, self.lang, self.site_major), legend(self.lang),
+                _differences(name, shown, self.lang)]
 
 
 SYMBOL = {REPRODUCED: "✓", PARTIAL: "◐", CONTRADICTED: "✗", CHANGED: "⇄", INCONCLUSIVE: "?", NOT_APPLICABLE: "–"}
@@ -48,27 +49,29 @@ LEGEND: list[tuple[str, Text]] = [
     (sizes.MARK[sizes.SMALLER], Text("効果がいまは原典より小さい", "the effect is smaller now than the original's")),
     (sizes.MARK[sizes.LARGER], Text("効果がいまは原典より大きい", "the effect is larger now than the original's")),
     (sizes.MARK[sizes.REVERSED], Text("効果がいまは原典と逆向き", "the effect goes the other way now")),
-    ("1:", Text("値の判定条件の番号 (1、2、…: 判定条件が複数ある知見)",
-                "the number of the check the value is of (1, 2, …: findings with several checks)")),
     (STALE, Text("このビルドの実験コードやスケールの実行がなく、実験の別の版か別のスケールの実行だけで判定したセル",
                  "no run of this build's experiment and scale: judged on a run of another version of the "
                  "experiment or another scale alone")),
-    (PREDICTED, Text("実行の前に、ここでは成り立たないと予測した知見 (いつかは章の「主張の改訂」)",
+    (PREDICTED, Text("実行の前に、ここでは成り立たないと予測した知見 (予測した日付は章の「主張の改訂」を参照)",
                      "a finding predicted, before any run, not to hold here (when: the chapter's revisions of the claims)")),
-    (DECLARED_AFTER, Text("実行の後で、ここでは成立を期待しないと宣言した知見 (いつ、どの実行の後かは章の「主張の改訂」)",
+    (DECLARED_AFTER, Text("実行の後で、ここでは成立を期待しないと宣言した知見 (いつ、どの実行の後に宣言したかは章の「主張の改訂」を参照)",
                           "a finding declared, after runs of it, as not holding here (when, after which runs: the "
                           "chapter's revisions of the claims)")),
     ("—", Text("結果なし", "no result")),
 ]
-LEGEND_NOTE = Text("各セルは判定と、1 つの判定条件の値 (単位つき) とその大きさの印を示します。その判定条件は判定を決めたもの "
-                   "(判定できなかった知見では区間が閾値をまたいだもの) で、すべての判定条件で再現した知見では効果の大きさが"
-                   "原典からいちばん離れたものです。大きさの印は、原典と比べられる知見だけに付きます。"
-                   "セルを開くと、判定、判定条件、95% 信頼区間、プールした実行の数が出ます。",
-                   "Each cell shows the verdict, and the value of one check (with its unit) and that same "
-                   "check's size mark: the check that gave the verdict (for an inconclusive finding, the one whose "
-                   "interval straddles its threshold); where every check held, the one whose size is furthest from "
-                   "the original's. Size marks appear on comparable findings only. Open a cell for the verdict, "
-                   "the check, the 95 % interval and the runs pooled.")
+LEGEND_NOTE = Text("各セルは判定と、その行の判定条件の値 (単位つき) とその大きさの印を示します。1 つの行はどのメジャーバージョンでも"
+                   "同じ判定条件の値を示し、その判定条件は行の見出しにあります。サイトのメジャーバージョンで判定を決めたもの "
+                   "(判定できなかった知見では区間が閾値をまたいだもの、すべての判定条件で再現した知見では効果の大きさが原典から"
+                   "いちばん離れたもの) です。判定条件が複数ある知見の残りの判定条件は、章のページの知見の表にあります。"
+                   "大きさの印は、原典と比べられる知見だけに付きます。セルを開くと、判定、判定条件、95% 信頼区間、"
+                   "プールした実行の数が出ます。",
+                   "Each cell shows the verdict, and the value of its row's check (with its unit) and that "
+                   "check's size mark. A row shows the same check on every major, named in the row's header: "
+                   "the one that gave the verdict on the site's major (for an inconclusive finding, the one "
+                   "whose interval straddles its threshold; where every check held, the one whose size is "
+                   "furthest from the original's). A finding's other checks are in its chapter's findings "
+                   "table. Size marks appear on comparable findings only. Open a cell for the verdict, the "
+                   "check, the 95 % interval and the runs pooled.")
 
 
 def legend(lang: str) -> nodes.Node:
@@ -86,18 +89,19 @@ def legend(lang: str) -> nodes.Node:
     return box
 
 
-def cell_check(shown: store.Shown, v: Verdict) -> tuple[CheckResult | None, sizes.Size | None]:
-    """The one check a cell shows and its size: the value and the size mark of the same
-    check (pooling.Pool.shown_check); a run shown alone has no size."""
+def cell_check(shown: store.Shown, v: Verdict, index: int | None = None
+               ) -> tuple[CheckResult | None, sizes.Size | None]:
+    """The one check a cell shows and its size, the value and the size mark of the same
+    check: its row's (`index`, pooling.row_checks); a run shown alone has no size."""
     if shown.pool is None:
-        return v.deciding, None
-    return shown.pool.shown_check(v), shown.pool.sizes.get(v.finding.id)
+        return (v.checks[index] if index is not None and index < len(v.checks) else v.deciding), None
+    return pooling.row_check(shown.pool, v, index)
 
 
-def _matrix_cell(shown: store.Shown, fid: str, lang: str) -> nodes.Node:
+def _matrix_cell(shown: store.Shown, fid: str, lang: str, index: int | None = None) -> nodes.Node:
     """A compact cell: the verdict as a symbol (its name for screen readers and on hover;
-    the PDF prints both), the value of the check it is shown by (cell_check) with its unit
-    (and the check's number, where a finding has several) and that check's size mark;
+    the PDF prints both), the value of its row's check (cell_check; the row's header names
+    it) with its unit and that check's size mark;
     opening it shows the verdict, the value's interval and the runs it pools."""
     if shown.run is None:
         return nodes.paragraph(text=WORDS["no_result"](lang))
@@ -105,8 +109,7 @@ def _matrix_cell(shown: store.Shown, fid: str, lang: str) -> nodes.Node:
         return para(Text(**shown.run.doc["unavailable"])(lang), ["repro-reason"])
     v = next(v for v in shown.verdicts if v.finding.id == fid)
     badge_text = badge_of(v)(lang)
-    c, size = cell_check(shown, v)
-    which = f"{v.checks.index(c) + 1}: " if c is not None and len(v.checks) > 1 else ""
+    c, size = cell_check(shown, v, index)
     cell = details(classes=["repro-cell"])
     line = details_summary()
     status = v.status.replace(" ", "-")
@@ -121,7 +124,7 @@ def _matrix_cell(shown: store.Shown, fid: str, lang: str) -> nodes.Node:
         line += _span(sizes.MARK[size.outcome], size.text()(lang), "repro-size-mark")
         line += nodes.raw("", tex_escape(sizes.MARK[size.outcome]), format="latex")
     if c is not None:
-        value = f"{which}{c.number().format(lang, interval=False)}"
+        value = c.number().format(lang, interval=False)
         line += _span(value, c.check.measure.label(lang), "repro-key-value", role=None)
         line += nodes.raw("", " " + tex_escape(value), format="latex")
     cell += line
@@ -129,7 +132,7 @@ def _matrix_cell(shown: store.Shown, fid: str, lang: str) -> nodes.Node:
     head += verdict_badge(v, lang)
     cell += head
     if c is not None:
-        cell += para(f"{which}{c.check.measure.label(lang)}: {c.number().format(lang)}", ["repro-reason"])
+        cell += para(f"{c.check.measure.label(lang)}: {c.number().format(lang)}", ["repro-reason"])
     if v.runs:
         cell += para(WORDS["pooled_cell"](lang).format(k=v.runs, r=v.rounds), ["repro-reason"])
     if size is not None and size.comparable:  # why one is not comparable: on the chapter's page
@@ -146,12 +149,22 @@ def _span(text: str, title: str, classes: str, role: str | None = "img") -> node
     return nodes.raw("", f'<span class="{classes}"{named} title="{words}">{html.escape(text)}</span>', format="html")
 
 
-def _finding_cell(f: Finding, lang: str) -> nodes.Node:
-    """A finding as a matrix row names it: its id, kind and claim."""
+ROW_CHECK = Text("値: {label}", "value: {label}")
+ROW_CHECK_OF = Text("値: 判定条件 {n} ({of} 個のうち)、{label}", "value: check {n} of {of}, {label}")
+
+
+def _finding_cell(f: Finding, lang: str, index: int | None) -> nodes.Node:
+    """A finding as a matrix row names it: its id, kind and claim, and the check whose value
+    the row shows (its number, where the finding has several)."""
     cell = nodes.paragraph()
     cell += nodes.strong(text=f.id)
     cell += nodes.inline(text=" " + KIND[f.kind](lang), classes=["repro-kind", f.kind])
     cell += nodes.inline(text=f.claim(lang), classes=["repro-claim"])
+    if index is not None and index < len(f.checks):
+        label = f.checks[index].measure.label(lang)
+        said = ROW_CHECK_OF.format(n=index + 1, of=len(f.checks), label=label) if len(f.checks) > 1 \
+            else ROW_CHECK.format(label=label)
+        cell += nodes.inline(text=" " + said(lang), classes=["repro-row-check"])  # a space for the PDF
     return cell
 
 
@@ -171,10 +184,14 @@ def _measured_where(shown: store.Shown, lang: str) -> nodes.Node:
     return cell
 
 
-def _majors_table(name: str, shown: dict[float, store.Shown], lang: str) -> nodes.Node:
+def _majors_table(name: str, shown: dict[float, store.Shown], lang: str, site_major: float) -> nodes.Node:
+    """A chapter's findings by major; each row shows one check on every major (its header
+    names it: pooling.row_checks)."""
     chapter = registry.get(name)
+    checks = pooling.row_checks({m: s.pool for m, s in shown.items() if s.pool is not None}, site_major)
     columns = [WORDS["finding"], *(Text(majors.name(m), majors.name(m)) for m in shown)]
-    rows = [[_finding_cell(f, lang), *(_matrix_cell(s, f.id, lang) for s in shown.values())]
+    rows = [[_finding_cell(f, lang, checks.get(f.id)), *(_matrix_cell(s, f.id, lang, checks.get(f.id))
+                                                         for s in shown.values())]
             for f in chapter.findings]
     if shown:
         rows.append([WORDS["measured_where"], *(_measured_where(s, lang) for s in shown.values())])
@@ -203,7 +220,8 @@ def _differences(name: str, shown: dict[float, store.Shown], lang: str) -> nodes
     if len(verdicts) < 2:
         box += para(WORDS["no_other_majors"](lang))
     elif not lines:
-        box += para(WORDS["same_everywhere"](lang).format(majors=", ".join(map(majors.name, verdicts))))
+        box += para(WORDS["same_everywhere"](lang).format(majors=("、" if lang == "ja" else ", ").join(
+            map(majors.name, verdicts))))
     else:
         box += para(WORDS["differ"](lang))
         items = nodes.bullet_list()
@@ -234,5 +252,6 @@ class MatrixDirective(Directive):
             self.depend_on(name)
             section_title = nodes.rubric(text=registry.get(name).title(self.lang))
             shown = store.majors(name, self.scale)
-            out += [section_title, _majors_table(name, shown, self.lang), _differences(name, shown, self.lang)]
+            out += [section_title, _majors_table(name, shown, self.lang, self.site_major),
+                    _differences(name, shown, self.lang)]
         return out

@@ -13,7 +13,7 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 
 from .. import majors
-from ..chapter import Run, Table
+from ..chapter import Chart, Run, Table
 from ..errors import ReproError
 from ..text import Text
 from . import charts, store
@@ -96,21 +96,26 @@ class ChartDirective(_PieceDirective):
 
     def build_run(self, run: Run) -> list[nodes.Node]:
         name, chart_id = self.arguments
-        chart = self.builder()(run)
-        figure = nodes.figure(classes=["repro-chart"])
-        builder = self.env.app.builder
-        if builder.format == "html":
-            # Drawn straight into the output (not an image node), so that the alt text,
-            # which carries measured values, stays out of the translation catalogue.
-            file = f"{name}-{chart_id}{self.file_suffix}.png"
-            charts.render(chart, self.lang, Path(builder.outdir) / "_images" / "repro" / file)
-            up = "../" * self.env.docname.count("/")
-            alt = html.escape(charts.alt_text(chart, self.lang), quote=True)
-            figure += nodes.raw("", f'<img src="{up}_images/repro/{file}" alt="{alt}" '
-                                    f'width="1170" height="676">', format="html")
-        elif builder.format == "latex":  # the PDF: an image of the chart drawn outside the source
-            png = charts.render(chart, self.lang, Path(builder.outdir) / "charts" / f"{name}-{chart_id}{self.file_suffix}.png")
-            figure += nodes.image(uri="/" + os.path.relpath(png, self.env.srcdir), width="100%")
-        figure += nodes.caption(text=chart.title(self.lang))
+        figure = chart_figure(self, self.builder()(run), f"{name}-{chart_id}{self.file_suffix}")
         self.add_name(figure)
         return [figure, source_para(self.shown(), self.lang)]
+
+
+def chart_figure(directive: ChapterDirective, chart: Chart, file: str) -> nodes.figure:
+    """A chart drawn at build time as a captioned figure, PNG `file` in the HTML's images or
+    beside the PDF's source."""
+    figure = nodes.figure(classes=["repro-chart"])
+    builder, lang = directive.env.app.builder, directive.lang
+    if builder.format == "html":
+        # Drawn straight into the output (not an image node), so that the alt text,
+        # which carries measured values, stays out of the translation catalogue.
+        charts.render(chart, lang, Path(builder.outdir) / "_images" / "repro" / f"{file}.png")
+        up = "../" * directive.env.docname.count("/")
+        alt = html.escape(charts.alt_text(chart, lang), quote=True)
+        figure += nodes.raw("", f'<img src="{up}_images/repro/{file}.png" alt="{alt}" '
+                                f'width="1170" height="676">', format="html")
+    elif builder.format == "latex":  # the PDF: an image of the chart drawn outside the source
+        png = charts.render(chart, lang, Path(builder.outdir) / "charts" / f"{file}.png")
+        figure += nodes.image(uri="/" + os.path.relpath(png, directive.env.srcdir), width="100%")
+    figure += nodes.caption(text=chart.title(lang))
+    return figure

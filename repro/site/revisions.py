@@ -7,6 +7,7 @@ from typing import Any
 from docutils import nodes
 
 from .. import claims
+from .code_conditions import code_cell
 from ..chapter import Chapter, Run, Table
 from ..text import Text
 from ..verdict_words import KIND
@@ -20,7 +21,7 @@ REVISED_FIELDS = {"claim": Text("内容", "claim"), "claim_ja": Text("内容 (�
                   "holds_if": Text("判定条件", "holds if"), "requires": Text("要件", "requires"),
                   "expected": Text("成立の期待", "expected to hold"), "kind": WORDS["kind"],
                   "changed_in": Text("変えたメジャー", "changed in"),
-                  "measure": Text("測り方 (そのコードの指紋)", "how it is measured (its code's fingerprint)")}
+                  "measure": Text("測り方 (そのコードのフィンガープリント)", "how it is measured (its code's fingerprint)")}
 
 
 YES_NO = {True: Text("期待する", "yes"), False: Text("期待しない", "no")}
@@ -106,7 +107,7 @@ def revisions_block(chapter: Chapter, lang: str) -> list[nodes.Node]:
             if change is None or not why:
                 english = True
                 change, why = change or describe(r, "en"), why or r["why"]
-            rows.append([fid, r["date"][:10], after_text(r), change, why])
+            rows.append([fid, r["date"][:10], after_text(r), code_cell(r, lang) or change, why])
             ids.append(row_id(chapter.name, fid, i))
     out: list[nodes.Node] = []
     if first:

@@ -3,7 +3,7 @@ configuration values, directives, roles, nodes and hooks); each job lives in a m
 its own (ARCHITECTURE.md draws them):
 
 - chapter_page: repro-status, repro-findings, repro-rounds; glance: repro-glance; pieces: repro-table,
-  repro-chart; matrix: repro-majors, repro-matrix; provenance: repro-provenance;
+  repro-chart; trend: repro-trend (a finding across majors); matrix: repro-majors, repro-matrix; provenance: repro-provenance;
   downloads: repro-download, repro-downloads; machines: repro-machines, the contributed runs
   (MyST: ```{repro-findings} auto_explain```);
 - report: the report's own pages (repro-ledger, repro-summary, repro-environment,
@@ -41,6 +41,7 @@ from .nodes import (TargetsInLatex, depart_details_html, depart_plain, depart_su
                     details, details_summary, visit_details_html, visit_plain, visit_summary_html,
                     visit_summary_latex)
 from .pieces import ChartDirective, TableDirective
+from .trend import TrendDirective
 from .provenance import ProvenanceDirective
 from .report import EnvironmentDirective, LedgerDirective, SourcesDirective, SummaryDirective
 from .roles import NumberRole, RepositoryRole, SourceRole, repository
@@ -72,7 +73,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
             ("repro-environment", EnvironmentDirective), ("repro-sources", SourcesDirective),
             ("repro-summary", SummaryDirective), ("repro-answer", AnswerDirective),
             ("repro-downloads", EverythingDirective), ("repro-machines", MachinesDirective),
-            ("repro-glance", GlanceDirective), ("repro-api", ApiDirective)):
+            ("repro-glance", GlanceDirective), ("repro-api", ApiDirective), ("repro-trend", TrendDirective)):
         app.add_directive(name, directive)
     app.add_node(details, html=(visit_details_html, depart_details_html),
                  latex=(visit_details_latex, depart_details_latex), text=(visit_plain, depart_plain))

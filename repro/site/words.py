@@ -11,7 +11,7 @@ WORDS = {
     "condition": Text("条件", "holds if"),
     "status": Text("判定", "Verdict"),
     "pooled": Text("プールした実行", "Runs pooled"),
-    "size": Text("原典との大きさ", "Size vs the original"),
+    "size": Text("原典と比べた大きさ", "Size vs the original"),
     "sizes_head": Text("効果の大きさは原典と同じか", "Is the effect as large as the original's?"),
     "sizes_count": Text("{major} で原典と大きさを比べられる原典の主張 {n} 件のうち、{same} 件が原典と同じ大きさです "
                         "(比べられない主張 {apart} 件、大きさの登録の後の実行がまだない主張 {waiting} 件)。",
@@ -34,8 +34,9 @@ WORDS = {
                            "differ by (`python -m repro noise`)."),
     "left_out": Text("判定から外した結果ファイル {n} 件", "{n} result files left out of the verdicts"),
     "pooled_note": Text("判定は、このメジャーバージョンで同じ実験を実行したすべての結果 (このビルドの実行と保存された実行) のうち、"
-                        "知見の最新の改訂 (登録) より後に始まったものをプールして出します。各実行を 1 単位とし、実行どうしの"
-                        "ばらつきを区間に含めます。実行が 1〜2 回のときは、実行どうしのばらつきとして実行自身の標準誤差の 2.5 倍まで"
+                        "知見の最新の改訂 (登録) より後に始まったものをプールして出します。改訂のきっかけになった実行は"
+                        "数えません。各実行を 1 単位とし、実行どうしのばらつきを区間に含めます。"
+                        "実行が 1〜2 回のときは、実行どうしのばらつきとして実行自身の標準誤差の 2.5 倍まで"
                         "を見込み、3 回以上では実行の平均のばらつきそのものから区間を作ります。「プールした実行」を開くと、"
                         "各実行だけでの判定が見られます。",
                         "A verdict pools every result of the same experiment on this major (this build's run and the "
@@ -44,7 +45,7 @@ WORDS = {
                         "much runs differ: with one or two runs it allows a spread between runs of up to 2.5 times "
                         "a run's own standard error, from three runs on it is made from the spread of the runs' "
                         "means. Open \"Runs pooled\" for each run's own verdict."),
-    "revised_after": Text("この実行のあとで主張を改訂 ({date}): 改訂後の主張で判定していますが、回数には数えません。",
+    "revised_after": Text("この実行の後で主張を改訂 ({date}): 改訂後の主張で判定していますが、回数には数えません。",
                           "The claim was revised after this run ({date}): judged by the revised claim, never "
                           "counted for it."),
     "registered": Text("この章の主張 (内容、判定条件、要件、種類、期待) の登録簿は {date} に始まりました。以後の変更は改訂として記録し、"
@@ -67,12 +68,13 @@ WORDS = {
     "summary_here": Text("PostgreSQL {major} での判定 (知見の種類ごと)", "Verdicts on PostgreSQL {major}, by kind of finding"),
     "summary_over": Text("結果のあるすべてのメジャーバージョンを通した判定 (知見の種類ごと)",
                          "Verdicts across every major with a result, by kind of finding"),
-    "summary_note": Text("健全性の確認は実験の組み立てから成り立つもので、何も再現しません。メジャーバージョンを通した判定は、"
+    "summary_note": Text("健全性の確認は実験の組み立て上必ず成り立つもので、何も再現しません。メジャーバージョンを通した判定は、"
                          "どれかのメジャーで (宣言した) 変化があれば「後のメジャーで変化」、判定したすべてのメジャーで同じなら"
-                         "その判定 (一部のメジャーで判定できなければ「一部のメジャーで判定できず」)、メジャーによって再現と"
-                         "再現しなかったに分かれれば「メジャーで判定が分かれる」、どのメジャーでも決まらなければ「判定できず」です。"
-                         "各知見のメジャーごとの範囲は、バージョンマトリクスにあります。「他のメジャーが対象」は、ある範囲のメジャーについての"
-                         "知見 (たとえば 18 以降の読み込みの仕組み) で、実行したマシンに欠けているものではありません。",
+                         "その判定 (一部のメジャーで判定できなければ「一部のメジャーで判定できず」)、宣言した変化がないのに"
+                         "メジャーによって「再現した」と「再現しなかった」に分かれれば「メジャーで判定が分かれる」、"
+                         "どのメジャーでも決まらなければ「判定できず」です。各知見のメジャーごとの範囲は、バージョンマトリクスに"
+                         "あります。「他のメジャーが対象」は、ある範囲のメジャーについての知見 (たとえば 18 以降の読み込み"
+                         "ストリーム) に付く印で、実行したマシンに何かが欠けていることを示すものではありません。",
                          "Sanity checks hold by construction and reproduce nothing. Across majors, a finding is "
                          "\"changed\" if some major changed it (as declared); it keeps the verdict every major that "
                          "decides it agrees on (\"undecided on some majors\" if some do not decide it); it is "
@@ -82,7 +84,7 @@ WORDS = {
                          "(18's read stream, say), not something the machine that ran it lacks."),
     "changed_list": Text("PostgreSQL {major} で原典から変わった知見 (上の表の「後のメジャーで変化」)",
                          "Findings whose behaviour on PostgreSQL {major} differs from the original's (\"changed\" in the table above)"),
-    "later_list": Text("PostgreSQL {major} より後のメジャーで変わる知見 ({major} での判定は上の表のとおり)",
+    "later_list": Text("PostgreSQL {major} より後のメジャーで変わる知見 (上の表では {major} での判定で数えています)",
                        "Findings that change in a major after PostgreSQL {major} (counted above by their verdict on {major})"),
     "none_changed": Text("(ありません)", "(none)"),
     "summary_stored": Text("注意: この集計の一部は、このビルドではなく保存された実行の結果です (各章のページに出所があります)。",
@@ -93,14 +95,14 @@ WORDS = {
     "missing": Text("この章の結果はまだありません。`make html` で実行されます。",
                     "This chapter has no result yet; `make html` runs it."),
     "corrupt": Text("結果ファイルが壊れています。", "The result file is corrupt."),
-    "stale": Text("注意: 下の数値はこのビルドの実験コードで測ったものではありません ({why})。出所は{source}です。"
+    "stale": Text("注意: 下の数値はこのビルドの実験コードで測ったものではありません ({why})。出所は {source} です。"
                   "{pooled}`make html` (REPRO=cached なし) で再実行されます。",
                   "Caution: the numbers below were not measured by this build's experiment code "
                   "({why}); they come from {source}.{pooled} `make html` without REPRO=cached runs the chapter "
                   "again."),
-    "code_changed": Text("実験のコードが変わっています", "the experiment has changed"),
-    "scale_changed": Text("スケールが `{scale}` です", "it was run at {scale} scale"),
-    "fresh": Text("ことわりのないかぎり、このページの数値は{source}の結果から求めたものです (実行時間 {duration} 秒)。"
+    "code_changed": Text("実験のコードが変わったため", "the experiment has changed"),
+    "scale_changed": Text("スケールが `{scale}` のため", "it was run at {scale} scale"),
+    "fresh": Text("ことわりのないかぎり、このページの数値は {source} の結果から求めたものです (実行時間 {duration} 秒)。"
                   "{pooled}別の実行からの表と図には、その出所を添えています。",
                   "Unless said otherwise, the numbers on this page come from {source}, which took {duration} s."
                   "{pooled} A table or chart from another run names its source."),
@@ -118,7 +120,7 @@ WORDS = {
     "results_zip": Text("すべての結果ファイル {n} 件 (ZIP)", "Every result file, {n} of them (ZIP)"),
     "download_csv": Text("すべての結果の判定と測定値 (CSV)", "The verdicts and values of every result (CSV)"),
     "unavailable": Text("実行できない", "cannot run"),
-    "no_repository": Text("このビルドには公開されたリポジトリのアドレスが記録されていません。"
+    "no_repository": Text("このビルドには公開リポジトリのアドレスが記録されていないため、"
                           "サイトの元になったソースを使ってください",
                           "this build records no public address of the repository; use the "
                           "source this site was built from"),

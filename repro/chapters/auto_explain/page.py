@@ -15,12 +15,12 @@ COL = {
     "condition": Text("条件", "Condition"),
     "vs": Text("比較の基準", "Compared with"),
     "orig_ms": Text("原典 [ms]", "Original [ms]"),
-    "orig_pct": Text("原典 変化", "Original change"),
+    "orig_pct": Text("原典の変化", "Original change"),
     "ours_ms": Text("本ビルド [ms]", "This build [ms]"),
     "ours_pct": Text("変化、プールした実行 [95% 信頼区間]", "Change, pooled runs [95 % interval]"),
-    "spread": Text("本ビルド ばらつき", "This build spread"),
-    "ours_tps": Text("本ビルド tps", "This build tps"),
-    "orig_tps": Text("原典 tps", "Original tps"),
+    "spread": Text("本ビルドのばらつき", "This build spread"),
+    "ours_tps": Text("本ビルドの tps", "This build tps"),
+    "orig_tps": Text("原典の tps", "Original tps"),
 }
 NOTE = Text("変化は、各ラウンドの値を同じラウンドの比較の基準で割った比の、ラウンドにわたる幾何平均です。"
             "レイテンシの列は全ラウンドの中央値なので、列どうしを割っても変化とは一致しません。",

@@ -11,5 +11,5 @@ TITLE = Text("effective_io_concurrency とビットマップヒープスキャ�
              "effective_io_concurrency and prefetching in bitmap heap scans")
 SHORT = Text("effective_io_concurrency", "effective_io_concurrency")  # where a list names many chapters
 # against an existing server (--dsn) nothing of it can run: the run says so and stops
-REQUIRES = [own_server(Text("冷えたキャッシュでの実行 (再起動と、サーバーのマシンのページキャッシュからの追い出し) と strace",
+REQUIRES = [own_server(Text("コールドキャッシュでの実行 (再起動と、サーバーのマシンのページキャッシュからの追い出し) と strace",
                                "cold runs (restarts, and evicting the files from the page cache of the server's machine) and strace there"))]

@@ -50,11 +50,11 @@ def cold_table(run: Run) -> Table:
                      ours(run, c, "request_kb"), Number(v["lossy"], "", 0), Number(v["heap_read"], "", 0),
                      Number(v["heap_hit"], "", 0),
                      Number(v["from_device_min"] * 100, "%", 0)])
-    return Table(Text("冷えたキャッシュからの実行 (各条件の中央値)", "Cold runs (median of each condition)"),
+    return Table(Text("コールドキャッシュからの実行 (各条件の中央値)", "Cold runs (median of each condition)"),
                  [Text("条件", "Condition"), Text("原典 [ms]", "Original [ms]"), Text("本ビルド [ms]", "This build [ms]"),
                   Text("最速〜最遅 [ms]", "Fastest to slowest [ms]"),
                   Text(f"時間の比{INTERVAL.ja}", f"Time ratio{INTERVAL.en}"),
-                  Text("原典 要求 [kB]", "Original request [kB]"), Text("本ビルド 要求 [kB]", "This build request [kB]"),
+                  Text("原典の要求 [kB]", "Original request [kB]"), Text("本ビルドの要求 [kB]", "This build request [kB]"),
                   Text(f"要求サイズの比{INTERVAL.ja}", f"Request size ratio{INTERVAL.en}"),
                   Text("lossy [ブロック]", "Lossy [blocks]"), Text("ヒープ read [ブロック]", "Heap read [blocks]"), Text("ヒープ hit [ブロック]", "Heap hit [blocks]"),
                   Text("デバイスから (最小)", "From the device (least)")],
@@ -63,7 +63,7 @@ def cold_table(run: Run) -> Table:
                       "要求はデバイスへの読み込み要求 1 回の平均サイズ (/proc/diskstats の差分)、"
                       "read と hit は EXPLAIN (ANALYZE, BUFFERS) のヒープスキャンの共有バッファー、"
                       "「デバイスから」は実行中にデバイスが読んだバイト数をヒープの read のバイト数で割った値の、全ラウンドでの最小値です "
-                      "(100 % 前後かそれ以上なら、ページキャッシュからではなくデバイスから読んでいます)。"
+                      "(100% 前後かそれ以上なら、ページキャッシュからではなくデバイスから読んでいます)。"
                       "並列の条件の lossy は、EXPLAIN がリーダーの分しか数えないため空欄です。",
                       "A ratio is the geometric mean over rounds of each round's value over the same round's eic = 0 "
                       "(parallel eic = 0 for the parallel conditions). A request is the mean size of one read "
@@ -81,7 +81,7 @@ def trace_table(run: Run) -> Table:
                      Number(t["willneed_per_block"], "", 2), Number(t["willneed_kb"], "", 0),
                      Number(t["read_calls"], "", 0), Number(t["reads_per_block"], "", 2), Number(t["read_kb"], "", 0),
                      ", ".join(f"{k} {n:,}" for k, n in sorted(t["calls"].items())) or "—"])
-    return Table(Text("strace で数えたテーブルのファイルへのシステムコール (直列、冷えた状態で 1 回)",
+    return Table(Text("strace で数えたテーブルのファイルへのシステムコール (直列、コールドキャッシュで各 1 回)",
                       "System calls on the table's files, counted by strace (serial, one cold run each)"),
                  [Text("条件", "Condition"), Text("ヒープブロック", "Heap blocks"), Text("WILLNEED", "WILLNEED"),
                   Text("WILLNEED ÷ ブロック", "WILLNEED per block"), Text("WILLNEED 平均 [kB]", "WILLNEED mean [kB]"),
@@ -96,7 +96,7 @@ def time_chart(run: Run) -> Chart:
     conditions = [c for c in measured(run) if c not in BASELINE.values()]
     values = [ours(run, c) for c in conditions]
     original = run.chapter.original
-    return Chart(Text("冷えた実行の時間、eic = 0 (並列は並列の eic = 0) に対する比",
+    return Chart(Text("コールドキャッシュでの実行時間、eic = 0 (並列は並列の eic = 0) に対する比",
                       "Cold run time against eic = 0 (parallel: against parallel eic = 0)"),
                  [LABELS[c] for c in conditions],
                  [Series(Text("原典", "original"),

@@ -42,7 +42,8 @@ def _usable(what: str, label: Text) -> Requirement:
     (raw["usable"][what]: True, or why not); a run's own containers always have it."""
     def why(e: Environment) -> Text:
         reason = e.raw.get("usable", {}).get(what)
-        return Text(**reason) if isinstance(reason, dict) else Text(f"{label.ja}がありません。", f"Lacks {label.en}.")
+        return Text(**reason) if isinstance(reason, dict) else \
+            Text(f"次のものがありません: {label.ja}。", f"Lacks {label.en}.")
     return Requirement(lambda e: not e.external or e.raw.get("usable", {}).get(what) is True, why, label,
                        of_target=True)
 

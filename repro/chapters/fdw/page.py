@@ -99,7 +99,7 @@ def writes_table(run: Run) -> Table:
                  [Text("条件", "Condition"), Text("本ビルド [tps]", "This build [tps]"), Text("比べる相手", "Compared with"),
                   Text("原典の比", "Original ratio"), Text(f"比、プールした実行{INTERVAL.ja}", f"Ratio, pooled runs{INTERVAL.en}")],
                  rows,
-                 Text("原典の比は本文の「約 −31 %」「約 −34 %」から求めた値です (UPDATE と INSERT は図のみ)。",
+                 Text("原典の比は本文の「約 −31%」「約 −34%」から求めた値です (UPDATE と INSERT は図のみ)。",
                       "The original's ratios come from its text's \"about −31 %\" and \"about −34 %\" "
                       "(UPDATE and INSERT are in figures only)."))
 
@@ -181,7 +181,7 @@ def plans_table(run: Run) -> Table:
 def concurrent_table(run: Run) -> Table:
     outcome = run.summary["concurrent_update"]
     where = {"local": Text("ローカル (b_local)", "local (b_local)"), "remote": Text("外部テーブル (b_remote)", "foreign table (b_remote)")}
-    rows = [[where[k], Text("成功 (1 つ目のコミットの後)", "succeeded (after the first committed)") if v["sqlstate"] is None
+    rows = [[where[k], Text("成功 (1 番目がコミットした後)", "succeeded (after the first committed)") if v["sqlstate"] is None
              else f"SQLSTATE {v['sqlstate']}: {v['message']}"] for k, v in outcome.items()]
     return Table(Text("同じ行への 2 つの並行した UPDATE: 2 番目の結果", "Two concurrent UPDATEs of one row: what the second got"),
                  [Text("テーブル", "Table"), Text("2 番目の UPDATE", "Second UPDATE")], rows)

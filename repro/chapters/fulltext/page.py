@@ -61,8 +61,8 @@ def data_table(run: Run) -> Table:
     rows = [[Text(f"「{w}」({len(w)} 文字)", f"“{w}” ({len(w)} character{'s' if len(w) > 1 else ''})"),
              Number(hits[f"{NONE}/title:{w}"], "", 0), Number(hits[f"{NONE}/description:{w}"], "", 0)] for w in WORDS]
     return Table(Text(f"生成したデータ {run.params['rows']} 行での各語の件数", f"Rows per word in the {run.params['rows']} generated rows"),
-                 [Text("語", "Word"), Text("title に含む行", "rows with it in title"),
-                  Text("description に含む行", "rows with it in description")],
+                 [Text("語", "Word"), Text("title に語を含む行", "rows with it in title"),
+                  Text("description に語を含む行", "rows with it in description")],
                  rows,
                  Text("ラウンドの前、インデックスのないテーブルで LIKE '%語%' が数えた件数です。どのインデックスの件数も同じかは F9 が確かめます。",
                       "Counted before the rounds by LIKE '%word%' on the table without an index; F9 checks that every index counts the same."))
@@ -95,7 +95,7 @@ def plans_table(run: Run) -> Table:
     rows = [[KIND_NAMES[k], *[node(run.raw["plans"][f"{k}/description:{w}"]) for w in WORDS]] for k in _kinds(run)]
     return Table(Text("検索の計画 (description、EXPLAIN の最初の走査)", "Plans of the searches (description; the first scan node of EXPLAIN)"),
                  [Text("種類", "Kind"), *[Text(f"「{w}」", f"“{w}”") for w in WORDS]], rows,
-                 Text("ラウンドの前に単一ノードで EXPLAIN (COSTS OFF) したものです。title の計画も同じ形かは F7 が数えます。",
+                 Text("ラウンドの前に単一ノードで EXPLAIN (COSTS OFF) したものです。両方の列 (title と description) の計画は F7 が数えます。",
                       "EXPLAIN (COSTS OFF) on the single node before the rounds; F7 counts the plans of both fields."))
 
 
@@ -116,7 +116,8 @@ def ingest_table(run: Run) -> Table:
                  [Text("インデックス", "Index"), Text("列", "Field"), Text("原典 [件/s]", "Original [inserts/s]"),
                   Text("本ビルド [件/s]", "This build [inserts/s]"), Text(f"÷ インデックスなし{INTERVAL.ja}", f"/ no index{INTERVAL.en}")],
                  rows,
-                 Text(f"1 クライアントの pgbench が 1 行ずつ {run.params['inserts']} 行を挿入した速さの中央値と、同じラウンドの比のラウンドにわたる幾何平均です。"
+                 Text(f"1 クライアントの pgbench が 1 行ずつ {run.params['inserts']} 行を挿入した速さの中央値と、"
+                      "同じラウンド内の比の、全ラウンドでの幾何平均です。"
                       "単一ノードとパブリッシャーはそれぞれ CPU 1 個に固定しています。",
                       f"Median rate of {run.params['inserts']} single-row inserts by one pgbench client, and the geometric mean over rounds of the "
                       "ratio within a round. The single node and the publisher are each pinned to one CPU."))
@@ -148,7 +149,7 @@ def _search_columns(last: Text) -> list[Text]:
             Text("本ビルド description [ms]", "This build description [ms]"), last]
 
 
-SEARCH_NOTE = Text(f"原典の語「{ORIGINAL_WORD}」の検索 1 回の平均時間 (pgbench -r の文ごとの値) の、ラウンドごとの中央値です。"
+SEARCH_NOTE = Text(f"原典の語「{ORIGINAL_WORD}」の検索 1 回の平均時間 (pgbench -r の文ごとの値) の、全ラウンドの中央値です。"
                    "原典は 203,317 行、本ビルドの行数は「何を縮小したか」の表にあります。",
                    f"Mean time of one search for the original's word “{ORIGINAL_WORD}” (pgbench -r, per statement), median over rounds. "
                    "The original had 203,317 rows; this build's row count is in the table under \"What was scaled\".")
@@ -168,7 +169,7 @@ def subscriber_table(run: Run) -> Table:
                       "Search latency (subscriber): the original's Tables 7.11 and 7.12 and this build"),
                  _search_columns(Text(f"÷ 単一ノード{INTERVAL.ja}", f"/ single node{INTERVAL.en}")),
                  _search_rows(run, SUBSCRIBER),
-                 Text.join([SEARCH_NOTE, Text("比は、すべての語と両方の列の検索時間の合計の、同じラウンドの比のラウンドにわたる幾何平均です。",
+                 Text.join([SEARCH_NOTE, Text("比は、すべての語と両方の列の検索時間の合計の、同じラウンド内の比の、全ラウンドでの幾何平均です。",
                                               "The ratio is of the summed time of every word on both fields, the geometric mean over rounds of the ratio within a round.")],
                            "", " "))
 
@@ -184,10 +185,11 @@ def _speedup_cell(number: Number) -> Number:
 def words_table(run: Run) -> Table:
     rows = [[KIND_NAMES[k], *[_speedup_cell(run.estimate(_word_speedup(k, w))) for w in WORDS]]
             for k in _kinds(run) if k != NONE]
-    return Table(Text("語ごとの速さ: インデックスなしの検索時間 ÷ インデックスでの検索時間 (単一ノード、負荷なし)",
+    return Table(Text("語ごとの高速化: インデックスなしの検索時間 ÷ インデックスでの検索時間 (単一ノード、負荷なし)",
                       "Per word: search time without an index over with it (single node, idle)"),
                  [Text("種類", "Kind"), *[Text(f"「{w}」{INTERVAL.ja}", f"“{w}”{INTERVAL.en}") for w in WORDS]], rows,
-                 Text("両方の列の検索時間の合計の、同じラウンドの比のラウンドにわたる幾何平均です。1 に近いほどインデックスが役に立っていません。",
+                 Text("両方の列の検索時間の合計の、同じラウンド内の比の、全ラウンドでの幾何平均です。"
+                      "1 に近いほどインデックスが役に立っていません。",
                       "Of the summed time on both fields, the geometric mean over rounds of the ratio within a round; near 1, the index does not help."))
 
 
@@ -237,7 +239,7 @@ def _series(run: Run, measures: list[Measure]) -> tuple[list, list, list]:
 
 def words_chart(run: Run) -> Chart:
     kinds = [k for k in _kinds(run) if k != NONE]
-    return Chart(Text("語ごとの速さ (インデックスなし ÷ インデックス、負荷なし)", "Speed-up per word (no index over index, idle)"),
+    return Chart(Text("語ごとの高速化 (インデックスなし ÷ インデックス、負荷なし)", "Speed-up per word (no index over index, idle)"),
                  [Text(f"{w} ({len(w)})", f"{w} ({len(w)})") for w in WORDS],
                  [Series(KIND_NAMES[k], *_series(run, [_word_speedup(k, w) for w in WORDS])) for k in kinds],
                  Text("× (インデックスなし ÷ あり)", "× (no index / index)"), Text("語 (文字数)", "word (characters)"))
@@ -271,9 +273,9 @@ def numbers(run: Run) -> dict[str, Number]:
 SCALE_ROWS = [("rows", Text("読み込む行数", "rows loaded")),
               ("pool", Text("挿入に使う別の行数", "other rows the inserts copy")),
               ("shared_buffers", SHARED_BUFFERS),
-              ("inserts", Text("挿入性能の 1 回の行数", "inserts per throughput run")),
+              ("inserts", Text("挿入性能の計測 1 回の挿入行数", "inserts per throughput run")),
               ("search_s", Text("検索の 1 回の時間 [s]", "one search run [s]")),
-              ("rate", Text("背景負荷 [件/s]", "background inserts [per s]")),
+              ("rate", Text("バックグラウンドの挿入 [件/s]", "background inserts [per s]")),
               ("rounds", ROUNDS)]
 TABLES = {"data": data_table, "indexes": indexes_table, "plans": plans_table, "ingest": ingest_table,
           "search": search_table, "subscriber": subscriber_table, "words": words_table,

@@ -44,7 +44,7 @@ PLANNER_CHANGE = Change(PLANNER_CHOOSES_SUBPLAN, Text(
 NEW_PLANNER = majors(PLANNER_CHOOSES_SUBPLAN, why=Text(
     "13 までは実行時にエグゼキューターが選びます。", "Up to 13 the executor chooses at run time."))
 SERIAL_MEASURED = majors(PLANNER_CHOOSES_SUBPLAN, why=Text(
-    "13 までの並列なしの Q10 は相関サブプランで、打ち切られます (F1)。",
+    "13 までは並列なしの Q10 が相関サブプランを実行し、上限で打ち切られます (F1)。",
     "Up to 13 serial Q10 runs the correlated subplan and is cut at the cap (F1)."))
 GATHER_MERGE = majors(10, why=Text("Gather Merge は 10 からです。", "Gather Merge came in 10."))
 WORKER_SORTS = majors(11, why=Text("EXPLAIN ANALYZE がワーカーのソートを示すのは 11 からです (コミット bf11e7ee2e3)。",

@@ -46,9 +46,9 @@ def data_table(run: Run) -> Table:
     rows = [[t, Number(o["rows"], "", 0), Number((o["bytes"] + o["key_bytes"]) / 2**20, "MiB", 0),
              Number(files[t]["rows"], "", 0), Number(sizes[t] / 2**20, "MiB", 0)] for t, o in original.items()]
     return Table(Text("Q10 と Q11 が読むテーブル", "The tables Q10 and Q11 read"),
-                 [Text("テーブル", "Table"), Text("原典 SF 2 の行", "Original SF 2 rows"),
-                  Text("原典 テーブルと主キー", "Original table and key"), Text("本ビルドの行", "This build's rows"),
-                  Text("本ビルド テーブルと主キー", "This build's table and key")],
+                 [Text("テーブル", "Table"), Text("原典 SF 2 の行数", "Original SF 2 rows"),
+                  Text("原典のテーブルと主キー", "Original table and key"), Text("本ビルドの行数", "This build's rows"),
+                  Text("本ビルドのテーブルと主キー", "This build's table and key")],
                  rows, Text(f"本ビルドのデータ: {run.raw['data']['generator']}、SF {run.raw['data']['sf']:g}。",
                             f"This build's data: {run.raw['data']['generator']}, SF {run.raw['data']['sf']:g}."))
 
@@ -89,9 +89,9 @@ def q10_table(run: Run) -> Table:
                  rows,
                  Text("走査の数は、1 回目の実行で Q10 を実行したバックエンド (リーダー) が web_sales をシーケンシャルスキャンした回数です "
                       "(同じトランザクションの pg_stat_xact_user_tables)。ワーカーの走査は含みません。"
-                      "起動したワーカーは 1 回目の実行の値で、打ち切った実行にはありません。"
-                      "打ち切った条件は繰り返しません。Gather の中は、ほかの Gather の下にない Gather・Gather Merge の"
-                      "実時間の和で、外はその残りです。原典にはワーカー 1 の行がありません。",
+                      "「起動したワーカー」は 1 回目の実行の値で、打ち切った実行では空欄です。"
+                      "打ち切った条件は繰り返しません。「Gather の中」は、ほかの Gather の下にない Gather・Gather Merge の"
+                      "実時間の和で、「Gather の外」はその残りです。原典にはワーカー 1 の行がありません。",
                       "Scans are the sequential scans of web_sales by the backend that ran Q10 (the leader) in the "
                       "first run (pg_stat_xact_user_tables, same transaction); workers' scans are not counted. "
                       "Workers launched are the first run's; a cut run has none. A condition cut by the cap is "
@@ -161,7 +161,8 @@ def plan_table(run: Run) -> Table:
     for name in (q10(0), q10(2)):
         rows += [[str(workers_of(name)) if i == 0 else "", line.replace("  ", "\u00a0 ")]
                  for i, line in enumerate(trimmed(run.raw["plans"][name]))]
-    return Table(Text("Q10 の実行計画 (EXPLAIN。Gather、サブプランとその最上位ノード、web_sales と catalog_sales の走査の行だけ)",
+    return Table(Text("Q10 の実行計画 (EXPLAIN の出力のうち Gather、サブプランとその最上位ノード、"
+                      "web_sales と catalog_sales の走査の行だけ)",
                       "Q10's plans (EXPLAIN: only the Gathers, each subplan with its top node, and the scans of "
                       "web_sales and catalog_sales)"),
                  [Text("ワーカー", "Workers"), Text("計画の行", "Plan line")], rows)

@@ -75,8 +75,9 @@ def _steps_text(r: Rounds, chain: list[str]) -> Text:
 def _explain_f3(r: Rounds, results: list[CheckResult]) -> Text:
     """What the newest run measured along pattern B, step by step (the page's table has the rest)."""
     steps = _steps_text(r, PATTERN_B)
-    return Text(f"最新の実行の各段の TPS の変化 (ラウンドごとの変化の中央値): {steps.ja}。全サーバーが 1 台のマシンの CPU を分け合うため、混在構成の順序は"
-                "原典どおりにならないことがあり、原因は突き止めていません。",
+    return Text(f"最新の実行の各段の TPS の変化 (ラウンドごとの変化の中央値): {steps.ja}。"
+                "全サーバーが 1 台のマシンの CPU を分け合うこの環境では、混在構成の順序が原典どおりにならないことがあります。"
+                "その原因は突き止めていません。",
                 f"TPS change at each step in the newest run (the median of the rounds' changes): {steps.en}. With all servers sharing one machine's CPUs the mixed "
                 "configurations need not keep the original's order; the cause is not established.")
 

@@ -12,10 +12,10 @@ from .findings import LABELS, PATTERN_B, SYNC_CHAIN, ratio_measure
 
 COL = {
     "config": Text("構成", "Configuration"),
-    "orig_tps": Text("原典 TPS", "Original TPS"), "orig_ratio": Text("原典 比", "Original ratio"),
+    "orig_tps": Text("原典 TPS", "Original TPS"), "orig_ratio": Text("原典の比", "Original ratio"),
     "tps": Text("本ビルド TPS", "This build TPS"),
     "ratio": Text("比、プールした実行 [95% 信頼区間]", "Ratio, pooled runs [95 % interval]"),
-    "spread": Text("本ビルド ばらつき", "This build spread"),
+    "spread": Text("本ビルドのばらつき", "This build spread"),
 }
 ASYNC = ["async1", "async2", "async3"]
 
@@ -66,7 +66,7 @@ def consistency_table(run: Run) -> Table:
                      Number(None if end is None else end / 1024, "kB", 1),
                      Number(None if most is None else most / 1024, "kB", 1)])
     return Table(Text("実行の終わりのスタンバイの位置", "Where the standbys were at the end of each run"),
-                 [COL["config"], Text("同期スタンバイの検査数", "synchronous standbys checked"),
+                 [COL["config"], Text("確認した同期スタンバイの数", "synchronous standbys checked"),
                   Text("flush − 最後のコミット (最小)", "flush − last commit (lowest)"),
                   Text("すべて flush 済み", "all flushed"),
                   Text("非同期: 区間の終わりの適用の遅れ (中央値)",
@@ -82,7 +82,7 @@ def checksum_table(run: Run) -> Table:
     return Table(Text("最後に全スタンバイを追いつかせた後の pgbench_accounts のチェックサム",
                       "pgbench_accounts checksums after all standbys caught up at the end"),
                  [Text("サーバー", "Server"), Text("チェックサム", "Checksum"),
-                  Text("プライマリと", "Against the primary")], rows)
+                  Text("プライマリとの比較", "Against the primary")], rows)
 
 
 def _ratio_chart(title: Text, categories: list[Text], groups: list[tuple[Text, list[str]]]

@@ -79,7 +79,8 @@ def curves_table(run: Run) -> Table:
     return Table(Text("TPS とクライアント数: このメジャーと 9.6", "TPS against clients: this major and 9.6"),
                  [Text("ワークロード", "Workload"), Text("サーバー", "Server"), *[Text(f"{c} [tps]", f"{c} [tps]") for c in cs]],
                  _curve_rows(run, READ) + _curve_rows(run, UPDATE),
-                 Text("列はクライアント数 (pgbench -c、スレッドはその半分)。TPS は各条件の中央値、比は同じラウンドの比のラウンドにわたる幾何平均です。",
+                 Text("列はクライアント数 (pgbench -c、スレッドはその半分)。TPS は各条件の中央値、"
+                      "比は同じラウンド内の比の、全ラウンドでの幾何平均です。",
                       "Columns are client counts (pgbench -c, half as many threads). TPS is each condition's median, "
                       "a ratio the geometric mean over rounds of the ratio within a round."))
 
@@ -91,7 +92,7 @@ def calls_table(run: Run) -> Table:
         if trace_of(run.raw, server) is None:
             n = sum(made["calls"].values())
             rows.append([_name(run, server), "—", "—", "—", "—",
-                         Text(f"strace はバックエンドを追えていません (呼び出しは全部で {n} 回)。数に入れません",
+                         Text(f"strace がバックエンドを追えなかったため (呼び出しは全部で {n} 回)、数に入れていません。",
                               f"strace did not follow the backends (it saw {n} call{'s' if n != 1 else ''} in all): "
                               f"not counted")])
             continue
@@ -112,8 +113,9 @@ def calls_table(run: Run) -> Table:
                  rows,
                  Text("strace -f -k は負荷の接続より前にポストマスターにアタッチし、接続ごとに起動されたバックエンドを追います。"
                       "呼び出しは、スタックに PGSemaphoreLock か PGSemaphoreUnlock があるものを数えます。失敗の割合はそのシステムコールの呼び出しに対するものです。"
-                      "ロックを求めた関数は、スタックで LWLock 層 (LWLockAcquire、LWLockAcquireOrWait、LWLockRelease など) より上にある最初の関数で、"
-                      "次に多い関数はその次に多くロックを求めた関数です。strace -k はスタックをたどる分だけ呼び出しを遅くするので、この計測の TPS は使いません。",
+                      "「ロックを求めた関数」は、スタックで LWLock 層 (LWLockAcquire、LWLockAcquireOrWait、LWLockRelease など) "
+                      "より上にある最初の関数で、「次に多い関数」は XLogFlush の次に多くロックを求めた関数です。"
+                      "strace -k はスタックをたどる分だけ呼び出しを遅くするので、この計測の TPS は使いません。",
                       "strace -f -k attaches to the postmaster before the workload connects and follows each backend forked for "
                       "it. A call counts when PGSemaphoreLock or PGSemaphoreUnlock is on its stack. The share failed is of that "
                       "system call's calls. The function that asked for the lock is the first one on the stack above the LWLock "

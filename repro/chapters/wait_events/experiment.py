@@ -39,7 +39,6 @@ from typing import Any
 
 import psycopg
 
-from ...lab import engine
 from ...lab.context import RunContext
 from ...lab.pgtools import parse_test_fsync
 from ...lab.servers import Server
@@ -98,7 +97,7 @@ def _measure(server: Server, condition: str, mode: str, clients: int, seconds: i
             "tps": r.tps, "latency_ms": r.latency_avg_ms, "cpu": cpu_split(cpu_before, cpu_after),
             "cpu_container": container_share(cpu_before, cpu_after),
             "waits_sampling": dict(wait_sampling_profile(server, poll.pids)) if sampling else None,
-            "waits_activity": dict(poll.profile), "backends": len(poll.pids),
+            "waits_activity": dict(poll.profile), "backends": len(poll.pids), "placement": poll.placement,
             "polls": poll.polls, "poll_ms": median(poll.round_trips_ms),
             "wal_sync_ms": synced[0] if synced else None, "wal_syncs": synced[1] if synced else None}}
     return one
@@ -161,10 +160,10 @@ def _measure_there(server: Server, condition: str, mode: str, clients: int, seco
 CONTROL_SECONDS = 3  # at least: the poll's pinning happens in a run's first milliseconds
 
 
-def _controls(server: Server, seconds: int, sampling: bool) -> dict[str, Any]:
+def _controls(server: Server, seconds: int, sampling: bool, cpus: int | None) -> dict[str, Any]:
     """1 client, normal mode, pgbench and its backend bound to one CPU, the poll's backend to
     the same CPU or to the other one (needs 2 CPUs in the engine)."""
-    if engine.info().get("NCPU", 1) < 2:
+    if (cpus or 1) < 2:
         return {}
     return {f"control · poll on {'the same' if cpu == WORKLOAD_CPU else 'its own'} CPU":
             _measure(server, f"control/{name}", "normal", 1, max(seconds, CONTROL_SECONDS), sampling,
@@ -189,8 +188,7 @@ def run(ctx: RunContext) -> None:
                  f"database's backends")
     ctx.record("seconds", p["seconds"])  # runs' lengths: what measured times divide by
     ctx.record("control_seconds", max(p["seconds"], CONTROL_SECONDS))
-    # more clients than this: CPU saturated (an existing server's CPU count is not known)
-    ctx.record("engine_cpus", None if ctx.external else engine.info().get("NCPU"))
+    cpus = ctx.engine_cpus()  # more clients than this: CPU saturated (unknown on an existing server)
     ctx.record("wait_sampling", sampling)
     _prepare(server, p["pgbench_scale"], sampling)
     if ctx.external:  # autovacuum = off is the server's to set; the run's tables can opt out
@@ -211,4 +209,4 @@ def run(ctx: RunContext) -> None:
                                                            p["seconds"], sampling)
             for mode in MODES for c in p["clients"]}
     # the control runs bind processes to CPUs on the server's machine: not on an existing server
-    ctx.rounds(runs | ({} if ctx.external else _controls(server, p["seconds"], sampling)))
+    ctx.rounds(runs | ({} if ctx.external else _controls(server, p["seconds"], sampling, cpus)))

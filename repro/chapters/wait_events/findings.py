@@ -183,8 +183,8 @@ def _explain_taken(conditions: Callable[[Rounds], list[str] | None], what: Text
         busy = _others(r, measured_in) if measured_in else 0.0
         if busy <= OTHERS_MAX_PCT:
             return None
-        return Text(f"測定中、サーバーのコンテナーの外のプロセスがマシンの CPU 時間の {busy:.0f} % を使い、"
-                    f"{what.ja}を埋めました ({OTHERS_MAX_PCT:.0f} % を超えると判定しません)。",
+        return Text(f"測定中、サーバーのコンテナーの外のプロセスがマシンの CPU 時間の {busy:.0f}% を使い、"
+                    f"{what.ja}を奪いました (この割合が {OTHERS_MAX_PCT:.0f}% を超えると、この知見は判定しません)。",
                     f"Processes outside the server's container used {busy:.0f} % of the machine's "
                     f"CPU time during the runs and took {what.en} (above {OTHERS_MAX_PCT:.0f} % "
                     f"this finding is not judged).")
@@ -227,7 +227,7 @@ SAMPLING = feature("pg_wait_sampling")  # F1, F2, F4, F7 read its profile; the r
 # Against an existing server (--dsn), what the run cannot do there (experiment.py's docstring):
 SAMPLED_THERE = Requirement(
     lambda e: not e.external or sampled(e.raw),
-    lambda e: Text("既存のサーバーで pg_wait_sampling がこの実行のバックエンドを標本にできませんでした "
+    lambda e: Text("既存のサーバーで pg_wait_sampling がこの実行のバックエンドをサンプリングできませんでした "
                    "(サーバーが shared_preload_libraries で読み込み、ロールがスクラッチデータベースに拡張を作れ、"
                    "pg_wait_sampling.profile_pid が on であることが要ります)。",
                    "pg_wait_sampling could not sample the run's backends on the existing server (it needs "
@@ -276,7 +276,7 @@ FINDINGS = [
                          Between(*OWN_CPU_RATIO))],
                   expected=False,
                   requires=[PINNED, CPU_COUNTERS, min_cpus(2), majors(14, why=NEEDS_TIMING)],
-                  explain=_explain_taken(_controls, Text("読み取りに空いていたはずの CPU",
+                  explain=_explain_taken(_controls, Text("読み取り専用に空けておいたはずの CPU",
                                                          "the CPU the poll was to have to itself"))),
     WORDS.finding("F7",
                   [Check(ratio_measure(f"control/{name}", "sampling",

@@ -86,7 +86,7 @@ def _waits_chart(mode: str) -> Callable[[Run], Chart]:
                                      for r in rows]))
         m = MODE_LABELS[mode]
         source = Text("pg_wait_sampling", "pg_wait_sampling") if method == "sampling" else \
-            Text("pg_stat_activity。このイメージには pg_wait_sampling がありません",
+            Text("pg_stat_activity、このイメージには pg_wait_sampling がないため",
                  "pg_stat_activity; this image has no pg_wait_sampling")
         return Chart(Text(f"{m.ja}: 待機イベントの割合 ({source.ja})",
                           f"{m.en}: wait-event shares ({source.en})"),

@@ -12,7 +12,7 @@ from .findings import buffered_update_ratio, buffers_ratio, fsync_measure, metho
 
 CLIENTS = Text("クライアント数", "clients")
 NOT_HERE = Text("ここでは該当しません: Windows が要ります", "Not applicable here: needs Windows")
-N_A = Text("n/a (Linux にはない)", "n/a (not on Linux)")
+N_A = Text("該当なし (Linux にはない)", "n/a (not on Linux)")
 DIRECT_WAL_UNTIL = 16  # before 16, open_* used O_DIRECT when wal_level = minimal (commit d4e71df6d7)
 
 
@@ -45,8 +45,8 @@ def fsync_table(run: Run) -> Table:
                   Text(f"2 回 ÷ fdatasync{INTERVAL.ja}", f"two writes / fdatasync{INTERVAL.en}")],
                  rows,
                  Text("ops/s は pg_test_fsync の実行ごとの値の中央値、比は実行ごとの比の幾何平均です。原典の比は fsync に対するもので (原典に fdatasync の値はありません)、"
-                      "本ビルドは fsync と Linux の既定の fdatasync の両方に対する比を示します。原典は Windows Server 2016 の内蔵ディスク、"
-                      "本ビルドはこのマシンの wal_sync_method のサーバーのデータディレクトリ上のファイルです。",
+                      "本ビルドは fsync と Linux の既定の fdatasync の両方に対する比を示します。原典は Windows Server 2016 の内蔵ディスクで、"
+                      "本ビルドは wal_sync_method を測るサーバーのデータディレクトリ上のファイルで測りました。",
                       "ops/s is the median over pg_test_fsync runs, a ratio the geometric mean of each run's ratio. The original's ratio is "
                       "over fsync (it has no fdatasync figure); this build's are over fsync and over fdatasync, Linux's default. The original ran on "
                       "Windows Server 2016's internal disk, this build on a file in the wal_sync_method server's data directory."))
@@ -110,7 +110,7 @@ def linux_table(run: Run) -> Table:
             [Text("open_datasync・open_sync の WAL に O_DIRECT", "O_DIRECT on the WAL with open_datasync and open_sync"),
              Text("はい", "yes") if direct else Text("いいえ", "no")],
             [Text(f"ALTER SYSTEM SET wal_sync_method = {WINDOWS_ONLY_METHOD}", f"ALTER SYSTEM SET wal_sync_method = {WINDOWS_ONLY_METHOD}"),
-             answer["message"] or Text("受け付けた", "accepted")],
+             answer["message"] or Text("受理された (エラーなし)", "accepted")],
             [Text("データディレクトリのファイルシステム", "file system of the data directory"), storage[0]],
             [Text("カーネル", "kernel"), storage[1]],
             [Text("pg_test_fsync", "pg_test_fsync"), run.raw["pg_test_fsync_version"]],
@@ -126,9 +126,9 @@ def linux_table(run: Run) -> Table:
 
 WINDOWS_CLAIMS = [  # 004 §5's Windows results, each with the finding that measures its Linux side
     (Text("参照系: Windows と Linux の傾向と水準", "Read: Windows against Linux, trend and level"),
-     Text("同等。CPU が 100 % 近くになるまで伸び、その後は横ばい", "The same: grows until the CPUs are near 100 %, then flat"), "F1"),
+     Text("同等。CPU が 100% 近くになるまで伸び、その後は横ばい", "The same: grows until the CPUs are near 100 %, then flat"), "F1"),
     (Text("更新系: Windows と Linux", "Update: Windows against Linux"),
-     Text("ピーク付近から Windows が低く、ピークを超えると Windows のほうが大きく落ちる。CPU 使用率は低めで I/O ネックと推測",
+     Text("ピーク付近から Windows が低く、ピークを超えると Windows のほうが大きく低下。CPU 使用率は低めで、著者は I/O ボトルネックと推測",
           "Windows below Linux near the peak and falling further past it; CPU use stayed moderate, an I/O bottleneck by the authors' inference"), "—"),
     (Text("Windows の shared_buffers 64MB と約 40GB", "Windows: shared_buffers 64MB against about 40GB"),
      Text("ほぼ同じ。接続数が多いと 64MB がわずかに上", "Nearly the same; at many connections 64MB slightly ahead"), "F2"),
