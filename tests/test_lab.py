@@ -24,6 +24,7 @@ from repro.lab.beside import lab_for, named_image
 from repro.lab.existing import ExistingLab, without_password
 from repro.lab.harness.connections import use_of
 from repro.lab.harness.containers import leftovers
+from repro.lab.lag import LagPoller
 from repro.lab.provenance import redacted
 from repro.lab.servers import Lab
 from repro.lab.strace import traced
@@ -127,6 +128,22 @@ def test_strace_that_cannot_attach_fails_in_one_line_and_leaves_no_tracer(monkey
                 with traced(server, [pid]):
                     pass
         assert server.docker.exec_run(["pgrep", "-x", "strace"]).exit_code == 1  # none left
+
+
+def test_lag_counts_only_while_the_workloads_clients_are_connected() -> None:
+    """The lab's one lag poller (replication, fulltext): no sample counts while no client of
+    the workload is connected; during a pgbench run, the named standby's last and largest lag."""
+    with Lab() as lab:
+        net = lab.network()
+        primary = lab.server("primary", network=net, alias="primary")
+        primary.pgbench_init(1)
+        lab.standby(primary, net, "s1")
+        with LagPoller(primary, ["s1"]) as idle:
+            time.sleep(0.5)
+        assert idle.polls > 0 and idle.last == {} and idle.most_bytes == {}
+        with LagPoller(primary, ["s1", "not-there"]) as lag:
+            primary.pgbench(["-n", "-c", "2", "-T", "2"])
+        assert set(lag.last) == {"s1"} and lag.most_bytes["s1"] >= lag.last["s1"][0] >= 0
 
 
 def test_a_backend_that_stays_fails_the_wait_for_it_in_one_line() -> None:

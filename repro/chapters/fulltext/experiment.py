@@ -39,11 +39,12 @@ from typing import Any, Callable
 from ...errors import ReproError
 from ...lab.harness import images
 from ...lab.context import RunContext
+from ...lab.lag import LagPoller
 from ...lab.servers import Server
 from ...lab.wal import lsn
 from .conditions import (COLUMNS, FEATURE, IDLE, KINDS, LOADED, NONE, PGROONGA, PUBLISHER_INGEST,
                          SINGLE, SUBSCRIBER, WORDS, field, ingest, ingest_table, search, search_table)
-from .topology import (LOGICAL_REPLICATION, PUBLISHED, SUBSCRIPTION, TRGM_PROBE, LagPoller, Topology,
+from .topology import (LOGICAL_REPLICATION, PUBLISHED, SUBSCRIPTION, TRGM_PROBE, Topology,
                        _trigrams, sections)
 
 LEAD_S = 0.25  # the background inserts run this long before a search starts and after it ends
@@ -89,7 +90,7 @@ class Experiment:
         self.t.caught_up(self.t.position())
         walsender = self.t.walsender_cpu_s()
         since = self.t.publisher.sql("SELECT clock_timestamp()")[0][0]
-        with LagPoller(self.t.publisher) as lag:
+        with LagPoller(self.t.publisher, [SUBSCRIPTION]) as lag:
             r = self._inserts(self.t.publisher, PUBLISHED, ["-t", str(self.p["inserts"])])
         end = self.t.position()
         behind = end - lsn(self.t.publisher.sql(
@@ -105,7 +106,7 @@ class Experiment:
             f"WHERE inserted_at > %s", (since,))[0]
         if rows != self.p["inserts"] or not apply_s:
             raise ReproError(f"the subscriber applied {rows} of the publisher's {self.p['inserts']} inserts")
-        return {PUBLISHER_INGEST: {"tps": r.tps, "lag_end_bytes": max(behind, 0), "lag_max_s": lag.most_s,
+        return {PUBLISHER_INGEST: {"tps": r.tps, "lag_end_bytes": max(behind, 0), "lag_max_s": lag.most_s.get(SUBSCRIPTION),
                                    "catch_up_s": catch_up_s, "walsender_cpu": walsender,
                                    "insert_s": insert_s, "apply_s": apply_s, "apply_rate": rows / apply_s}}
 
@@ -141,7 +142,7 @@ class Experiment:
             record |= {field(c, w): s.latency_ms for (c, w, _), s in zip(statements, r.statements)}
             record["transactions"] = r.transactions
             if lag is not None:
-                record |= {"lag_max_bytes": lag.most_bytes, "lag_max_s": lag.most_s}
+                record |= {"lag_max_bytes": lag.most_bytes.get(SUBSCRIPTION, 0), "lag_max_s": lag.most_s.get(SUBSCRIPTION)}
             return {search(kind, where, load): record}
         return one
 

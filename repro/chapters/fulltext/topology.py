@@ -14,10 +14,10 @@ from typing import ContextManager
 
 import psycopg
 
-from ...errors import ReproError
 from ...lab import engine
 from ...lab.context import RunContext
-from ...lab.poller import Poller
+from ...lab.harness.waiting import until
+from ...lab.lag import LagPoller
 from ...lab.servers import ContainerServer, Server
 from ...lab.wal import lsn
 from ...text import Text
@@ -252,34 +252,16 @@ class Topology:
 
     def lag(self) -> ContextManager[LagPoller | None]:
         """Polls the subscriber's lag around a run; None before 10."""
-        return LagPoller(self.publisher) if self.replicated else nullcontext()
+        return LagPoller(self.publisher, [SUBSCRIPTION]) if self.replicated else nullcontext()
 
     def caught_up(self, target: int) -> float:
         """Wait until the subscriber has applied the publisher's WAL up to `target`; seconds."""
-        start = time.monotonic()
-        while True:
-            rows = self.publisher.sql("SELECT state, replay_lsn::text FROM pg_stat_replication "
-                                      "WHERE application_name = %s", (SUBSCRIPTION,))
-            if rows and rows[0][0] == "streaming" and rows[0][1] and lsn(rows[0][1]) >= target:
-                return time.monotonic() - start
-            if time.monotonic() - start > CATCH_UP_TIMEOUT_S:
-                raise ReproError(f"the subscriber did not catch up within {CATCH_UP_TIMEOUT_S} s: {rows}")
-            time.sleep(0.05)
+        start, seen = time.monotonic(), []
 
-
-class LagPoller(Poller):
-    """How far the subscriber's apply is behind the publisher, every 100 ms."""
-
-    QUERY = ("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), replay_lsn)::bigint, "
-             "extract(epoch FROM replay_lag)::float8 FROM pg_stat_replication WHERE application_name = %s")
-
-    def __init__(self, publisher: ContainerServer) -> None:
-        super().__init__(publisher, self.QUERY, (SUBSCRIPTION,), interval_s=0.1)
-        self.most_bytes = 0
-        self.most_s: float | None = None  # None while the server reports no replay_lag (NULL)
-
-    def take(self, rows: list[tuple]) -> None:
-        for behind, lag_s in rows:
-            self.most_bytes = max(self.most_bytes, int(behind or 0))
-            if lag_s is not None:
-                self.most_s = max(self.most_s or 0.0, float(lag_s))
+        def applied() -> bool:
+            seen[:] = self.publisher.sql("SELECT state, replay_lsn::text FROM pg_stat_replication "
+                                         "WHERE application_name = %s", (SUBSCRIPTION,))
+            return bool(seen and seen[0][0] == "streaming" and seen[0][1] and lsn(seen[0][1]) >= target)
+        until(applied, CATCH_UP_TIMEOUT_S,
+              lambda: f"the subscriber did not catch up within {CATCH_UP_TIMEOUT_S} s: {seen}", 0.05)
+        return time.monotonic() - start

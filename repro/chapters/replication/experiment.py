@@ -25,7 +25,7 @@ from psycopg import sql as pgsql
 
 from ...lab.context import RunContext
 from ...lab.harness.waiting import until
-from ...lab.poller import Poller
+from ...lab.lag import LagPoller
 from ...lab.servers import ContainerServer
 from ...lab.wal import has_walinspect, last_commit_end, lsn, spelled
 from ...text import Text
@@ -136,30 +136,6 @@ def _set_conninfo(standby: ContainerServer, conninfo: str) -> None:
     standby.restart(None)
 
 
-class LagPoller(Poller):
-    """How far behind each asynchronous standby's replay is, every 100 ms while pgbench runs.
-
-    Only samples taken while pgbench's clients are connected count, so the last one is the
-    lag at the end of the measured window (afterwards the standbys catch up within ms).
-    """
-
-    QUERY = ("SELECT application_name, pg_wal_lsn_diff(pg_current_wal_lsn(), replay_lsn)::bigint, "
-             "extract(epoch FROM replay_lag)::float8, "
-             "(SELECT count(*) FROM pg_stat_activity WHERE application_name = 'pgbench') "
-             "FROM pg_stat_replication WHERE sync_state = 'async'")
-
-    def __init__(self, server: ContainerServer) -> None:
-        super().__init__(server, spelled(self.QUERY, server.major), interval_s=0.1)
-        self.last: dict[str, tuple[int, float | None]] = {}
-        self.most: dict[str, int] = {}
-
-    def take(self, rows: list[tuple]) -> None:
-        for name, behind, lag_s, clients in rows:
-            if clients and behind is not None:
-                self.last[name] = (int(behind), lag_s)
-                self.most[name] = max(self.most.get(name, 0), int(behind))
-
-
 def _start(ctx: RunContext) -> Topology:
     p = ctx.params
     common = ctx.settings("common.conf")
@@ -198,7 +174,7 @@ def _measure(topology: Topology, config: str, script: str, p: dict[str, Any]) ->
         primary.sql("CHECKPOINT")
         primary.sql("SELECT pg_prewarm('pgbench_accounts')")
         topology.wait_caught_up(STANDBYS[:connected], STANDBYS[:synchronous])
-        with LagPoller(primary) as lag:
+        with LagPoller(primary, STANDBYS[synchronous:connected]) as lag:  # the asynchronous ones
             r = primary.pgbench(["-n", "-c", str(p["clients"]), "-T", str(p["seconds"]),
                                  "-f", "/tmp/update.pgbench"], {"update.pgbench": script})
         seen = topology.replication()  # first, before the standbys move on
@@ -208,7 +184,7 @@ def _measure(topology: Topology, config: str, script: str, p: dict[str, Any]) ->
                     for name, s in seen.items()}
         for name, (behind, lag_s) in lag.last.items():
             standbys[name] |= {"lag_end_bytes": behind, "lag_end_s": lag_s,
-                               "lag_max_bytes": lag.most[name]}
+                               "lag_max_bytes": lag.most_bytes[name]}
         return {config: {"tps": r.tps, "latency_ms": r.latency_avg_ms, "standbys": standbys}}
     return one
 
