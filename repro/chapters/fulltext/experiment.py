@@ -90,7 +90,7 @@ class Experiment:
         self.t.caught_up(self.t.position())
         walsender = self.t.walsender_cpu_s()
         since = self.t.publisher.sql("SELECT clock_timestamp()")[0][0]
-        with LagPoller(self.t.publisher, [SUBSCRIPTION]) as lag:
+        with LagPoller(self.t.publisher, [SUBSCRIPTION], SUBSCRIPTION) as lag:  # as Topology.lag
             r = self._inserts(self.t.publisher, PUBLISHED, ["-t", str(self.p["inserts"])])
         end = self.t.position()
         behind = end - lsn(self.t.publisher.sql(
@@ -142,7 +142,7 @@ class Experiment:
             record |= {field(c, w): s.latency_ms for (c, w, _), s in zip(statements, r.statements)}
             record["transactions"] = r.transactions
             if lag is not None:
-                record |= {"lag_max_bytes": lag.most_bytes.get(SUBSCRIPTION, 0), "lag_max_s": lag.most_s.get(SUBSCRIPTION)}
+                record |= {"lag_max_bytes": lag.most_bytes.get(SUBSCRIPTION), "lag_max_s": lag.most_s.get(SUBSCRIPTION)}
             return {search(kind, where, load): record}
         return one
 

@@ -251,8 +251,10 @@ class Topology:
             self.caught_up(self.position())
 
     def lag(self) -> ContextManager[LagPoller | None]:
-        """Polls the subscriber's lag around a run; None before 10."""
-        return LagPoller(self.publisher, [SUBSCRIPTION]) if self.replicated else nullcontext()
+        """Polls the subscriber's lag around a run, every sample while the subscription's
+        walsender is connected (its clients: the searches run on the subscriber, not on the
+        publisher where lag is read); None before 10."""
+        return LagPoller(self.publisher, [SUBSCRIPTION], SUBSCRIPTION) if self.replicated else nullcontext()
 
     def caught_up(self, target: int) -> float:
         """Wait until the subscriber has applied the publisher's WAL up to `target`; seconds."""
