@@ -32,7 +32,7 @@ help:
 	@echo "make site            the same, and the PDFs the site links (as published)"
 	@echo "make test            unit and integration tests, each chapter once, browser test"
 	@echo "make canary          this build's runs (make results) beside every chapter's pool: fails beyond chance"
-	@echo "make repro-NAME      run one chapter (SCALE=tiny|default|full, PG=17 or PG=13,17, DSN=... SERVER_CPUS=N CLIENT=local)"
+	@echo "make repro-NAME      run one chapter (SCALE=tiny|default|full, PG=17 or PG=13,17, DSN=... SERVER_CPUS=N CLIENT=local; SERVER=local: no Docker)"
 	@echo "make matrix          every chapter on every major (MAJORS=\"$(MAJORS)\", SCALE=...)"
 	@echo "make images          build or pull the postgres images for MAJORS"
 	@echo "make archive         keep this build's results in results/ (the stored history; MACHINE=name: a contributed run)"
@@ -162,10 +162,12 @@ test-images: venv
 	$(ASIDE) $(PY) -m pytest -q tests/test_images.py
 
 # CLIENT=local beside an existing server (DSN=...): this machine's pgbench and psql, no engine or image
-repro-%: venv $(if $(and $(DSN),$(filter local,$(CLIENT))),,engine)
-	$(if $(and $(DSN),$(filter local,$(CLIENT))),,@needed=$$($(NEEDED) --only $*) && scripts/ensure-images.sh $$needed)
-	$(PY) -m repro run $* --scale $(SCALE) --pg $(PG) $(if $(DSN),--dsn "$(DSN)") $(if $(SERVER_CPUS),--server-cpus $(SERVER_CPUS)) $(if $(CLIENT),--client $(CLIENT)) $(if $(WAIT),--wait)
-	$(PY) -m repro check $* --scale $(SCALE) $(if $(DSN),--existing,--pg $(PG))
+# SERVER=local: clusters of this machine's PostgreSQL binaries (PG_BINDIR_<major>, PG_BINDIR, Debian's), no engine
+NO_ENGINE = $(or $(and $(DSN),$(filter local,$(CLIENT))),$(filter local,$(SERVER)))
+repro-%: venv $(if $(NO_ENGINE),,engine)
+	$(if $(NO_ENGINE),,@needed=$$($(NEEDED) --only $*) && scripts/ensure-images.sh $$needed)
+	$(PY) -m repro run $* --scale $(SCALE) --pg $(PG) $(if $(DSN),--dsn "$(DSN)") $(if $(SERVER_CPUS),--server-cpus $(SERVER_CPUS)) $(if $(CLIENT),--client $(CLIENT)) $(if $(SERVER),--server $(SERVER)) $(if $(WAIT),--wait)
+	$(PY) -m repro check $* --scale $(SCALE) $(if $(DSN),--existing,$(if $(filter local,$(SERVER)),--local,--pg $(PG)))
 
 archive: venv
 	$(PY) -m repro archive $(if $(MACHINE),--machine $(MACHINE))

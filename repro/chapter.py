@@ -153,7 +153,7 @@ class Run:
     @cached_property
     def environment(self) -> Environment:
         prov = self.doc["provenance"]
-        external = self.doc["key"]["target"] != "container"
+        external = self.doc["key"]["target"].startswith("dsn:")  # local clusters' CPUs are recorded
         cpus = prov.get("server_cpus_declared") if external else prov["host"].get("engine_cpus")
         return Environment(self.major, cpus,
                            frozenset(prov.get("features", ())), self.raw, external)

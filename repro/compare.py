@@ -110,7 +110,7 @@ def machine(doc: dict[str, Any]) -> dict[str, str]:
     servers = prov["servers"]
     cpus = host.get("engine_cpus") or host.get("client_cpus")  # the client's own, with no engine
     cpu = f"{cpus} × {host['cpu_model']}" if host.get("cpu_model") else f"{cpus} CPUs (model not recorded)"
-    if doc["key"]["target"] != "container":  # the host is where pgbench ran; the server's own are declared
+    if doc["key"]["target"].startswith("dsn:"):  # the host is where pgbench ran; the server's own are declared
         cpu = f"server: {prov.get('server_cpus_declared') or 'not declared'} (--server-cpus); pgbench's host: {cpu}"
     return {"cpu": cpu,
             "memory": str(host.get("memory_gib")), "storage": str(host.get("storage_driver")),

@@ -123,15 +123,24 @@ def reached(experiment: Path, existing: bool = False) -> dict[str, str]:
     return reach.reached(experiment, existing)
 
 
+LOCAL_LAB = ("local.py", "binaries.py")  # repro/lab/: the local clusters' servers (--server local)
+
+
 def experiment(package: Path, params: dict[str, Any] | None, target: str = "container") -> str:
     """A chapter's experiment key at one scale (16 hex digits): the code its experiment
     reaches, its plain files (files/) and that scale's parameters (editing another scale
     changes nothing). The target tells which code runs: a run against an existing server
-    ("dsn:...") runs the lab's code for one, a run on containers never does. The image keys
-    the cache apart (results.cache_key)."""
+    ("dsn:...") runs the lab's code for one, a run on containers never does; a run on local
+    clusters ("local:...") adds their lab's modules whole (LOCAL_LAB, normalized as reached
+    code is), which no experiment imports. The image keys the cache apart (results.cache_key)."""
     digest = hashlib.sha256()
     for name, syntax in reached(package / "experiment.py", target != "container").items():
         digest.update(f"{name}\0{syntax}\0".encode())
+    if target.startswith("local:"):
+        from . import reach
+        for name in LOCAL_LAB:
+            found = reach.module(f"repro.lab.{name.removesuffix('.py')}", package.parent.parent / "lab" / name)
+            digest.update("".join(f"{name}:{q}\0{found.normal(q)}\0" for q in sorted(found.units)).encode())
     for path in sorted(p for p in (package / "files").rglob("*") if p.is_file()):
         digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     digest.update(json.dumps(params, sort_keys=True).encode())

@@ -43,9 +43,10 @@ def stored_dirs() -> list[Path]:
 
 def path_for(chapter: str, major: float, scale: str, target: str = "container") -> Path:
     """This build's result of a chapter on a major at a scale; a run against an existing
-    server (target "dsn:...") has a file of its own per server, so it never replaces the
-    containers' one, nor another server's."""
-    suffix = "" if target == "container" else "-dsn-" + hashlib.sha256(target.encode()).hexdigest()[:8]
+    server (target "dsn:...") or on local clusters ("local:<machine>") has a file of its own
+    per server or machine, so it never replaces the containers' one, nor another's."""
+    kind = "local" if target.startswith("local:") else "dsn"
+    suffix = "" if target == "container" else f"-{kind}-" + hashlib.sha256(target.encode()).hexdigest()[:8]
     return build_dir() / chapter / f"pg{major:g}-{scale}{suffix}.json"
 
 

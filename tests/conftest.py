@@ -26,7 +26,7 @@ from repro.majors import DEFAULT_MAJOR
 from repro.scales import SCALES
 
 MEASURING = ("test_chapter_", "test_chapters", "test_provenance", "test_lab", "test_scaffold",
-             "test_existing_server", "test_cli", "test_benchmarks_run")
+             "test_existing_server", "test_cli", "test_benchmarks_run", "test_local_clusters")
 _done: dict[str, tuple[dict[str, Any], bool]] = {}
 
 

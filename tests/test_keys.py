@@ -208,6 +208,19 @@ def test_the_existing_server_code_enters_no_container_key_and_every_dsn_key(tree
     assert all(keys(tree, DSN)[n] != edited[n] for n in CHAPTERS)
 
 
+def test_the_local_clusters_code_enters_no_container_or_dsn_key_and_every_local_key(tree: Path) -> None:
+    """On local clusters (--server local) the lab runs lab/local.py and lab/binaries.py, which
+    no experiment imports: editing them changes no key of the containers or of an existing
+    server, and every local key; a local key is neither of those."""
+    local = "local:AMD EPYC x2"
+    before, before_dsn, before_local = keys(tree), keys(tree, DSN), keys(tree, local)
+    assert all(before_local[n] not in (before[n], before_dsn[n]) for n in CHAPTERS)
+    add_statement(tree, "repro.lab.local:LocalServer.restart")
+    add_statement(tree, "repro.lab.binaries:binaries")
+    assert keys(tree) == before and keys(tree, DSN) == before_dsn
+    assert all(keys(tree, local)[n] != before_local[n] for n in CHAPTERS)
+
+
 def test_a_lab_function_no_chapter_reaches_enters_no_key(tree: Path) -> None:
     with (tree / "repro" / "lab" / "servers.py").open("a") as f:
         f.write("\n\ndef never_called():\n    return 1\n")

@@ -95,12 +95,14 @@ def _load(name: str, major: float, scale: str) -> dict[str, Any]:
     return doc
 
 
-def _existing(name: str, scale: str) -> list[dict[str, Any]]:
-    """This build's newest run of a chapter against an existing server (--dsn)."""
-    found = [results.load(p, name) for p in sorted(results.build_dir().glob(f"{name}/pg*-{scale}-dsn-*.json"))]
+def _newest(name: str, scale: str, kind: str) -> list[dict[str, Any]]:
+    """This build's newest run of a chapter against an existing server (`kind` dsn) or on
+    local clusters (local)."""
+    found = [results.load(p, name) for p in sorted(results.build_dir().glob(f"{name}/pg*-{scale}-{kind}-*.json"))]
     if not found:
-        raise ReproError(f"no run of {name} against an existing server at {scale} scale yet; run "
-                         f"`make repro-{name} DSN=\"...\"`")
+        how = 'DSN="..."' if kind == "dsn" else "SERVER=local"
+        raise ReproError(f"no run of {name} {'against an existing server' if kind == 'dsn' else 'on local clusters'} "
+                         f"at {scale} scale yet; run `make repro-{name} {how}`")
     return [max(found, key=lambda d: d["provenance"]["started"])]
 
 
@@ -110,6 +112,8 @@ def add_check(sub: Commands) -> None:
     s.add_argument("--json", action="store_true", help="print the verdicts as JSON")
     s.add_argument("--existing", action="store_true",
                    help="judge this build's newest run against an existing server (--dsn)")
+    s.add_argument("--local", action="store_true",
+                   help="judge this build's newest run on local clusters (--server local)")
     add_scale(s)
     add_majors(s)
     s.set_defaults(fn=cmd_check)
@@ -117,7 +121,8 @@ def add_check(sub: Commands) -> None:
 
 def cmd_check(args: argparse.Namespace) -> int:
     chapter = registry.get(args.name)
-    docs = _existing(args.name, args.scale) if args.existing else \
+    docs = _newest(args.name, args.scale, "dsn") if args.existing else \
+        _newest(args.name, args.scale, "local") if args.local else \
         [_load(args.name, major, args.scale) for major in args.pg]
     if not args.json:
         failed = sum(print_verdicts(doc) for doc in docs)

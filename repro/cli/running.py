@@ -27,6 +27,9 @@ def add_run(sub: Commands) -> None:
     s.add_argument("--client", choices=("docker", "local"),
                    help="with --dsn: run pgbench and psql in a helper container, or this machine's "
                         "(PG_BINDIR or PATH; the default when no Docker engine answers)")
+    s.add_argument("--server", choices=("container", "local"), default="container",
+                   help="where the run's servers run: containers of the Docker engine, or clusters "
+                        "of this machine's PostgreSQL binaries (PG_BINDIR_<major>, PG_BINDIR, Debian's)")
     s.add_argument("--force", action="store_true", help="run even if a fresh result exists")
     add_scale(s)
     add_majors(s)
@@ -38,7 +41,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     chapter = registry.get(args.name)
     for major in args.pg:
         doc, reused = runner.run(chapter, args.scale, major, args.dsn, args.force, wait=args.wait,
-                                 server_cpus=args.server_cpus, client=args.client)
+                                 server_cpus=args.server_cpus, client=args.client, server=args.server)
         if reused:
             print(f"{chapter.name}: reusing the cached result (same experiment, scale and image); "
                   f"--force runs it again")
@@ -127,7 +130,8 @@ def cmd_archive(args: argparse.Namespace) -> int:
                 print(f"skipped {path.name} of {name}: measured by an older experiment")
                 continue
             if doc["key"]["target"] != "container" and args.machine is None:
-                print(f"skipped {path.name} of {name}: a run against an existing server is kept with --machine NAME")
+                print(f"skipped {path.name} of {name}: a run against an existing server or on local clusters "
+                      f"is kept with --machine NAME")
                 continue
             print(f"kept {results.archive(doc, args.machine).relative_to(results.ROOT)}")
             kept += 1
@@ -136,14 +140,24 @@ def cmd_archive(args: argparse.Namespace) -> int:
 
 
 def add_clean(sub: Commands) -> None:
-    sub.add_parser("clean", help="remove containers/networks a killed run left").set_defaults(fn=cmd_clean)
+    sub.add_parser("clean", help="remove the containers, networks and local clusters a killed run left"
+                   ).set_defaults(fn=cmd_clean)
 
 
 def cmd_clean(args: argparse.Namespace) -> int:
-    """Remove what killed runs left; refuse while a run holds the engine (it owns its own)."""
+    """Remove what killed runs left; refuse while a run holds the engine (it owns its own).
+    Local clusters first, which need no engine: those whose run's pid runs no more."""
+    from ..lab import local
     from ..lab.harness import images
     from ..lab.runlock import engine_lock
     from ..lab.harness.containers import leftovers
+    for directory in local.clean():
+        print(f"stopped and removed the local clusters of {directory}")
+    try:
+        images.client()
+    except ReproError:
+        print("no Docker engine answers: no containers to remove")
+        return 0
     with engine_lock("repro clean", refusal="its containers are its own: clean again once it "
                                             "has ended"):
         ids = leftovers()

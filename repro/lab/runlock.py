@@ -25,19 +25,29 @@ from ..errors import ReproError
 from . import engine
 
 
-def lock_path() -> Path:
+def lock_path(machine: bool = False) -> Path:
+    """The engine's lock; for runs on this machine's own clusters (`machine`), the same lock
+    where this machine's engine answers (its containers share the CPUs), else one for the
+    machine."""
     folder = Path(os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir())
+    if machine:
+        try:
+            if not engine.is_local():
+                raise ReproError("the engine is another machine's")
+            engine.info()
+        except ReproError:
+            return folder / "repro-run-this-machine.lock"
     return folder / f"repro-run-{engine.info()['ID'].replace(':', '')[:12]}.lock"
 
 
 @contextmanager
 def engine_lock(what: str, wait: bool = False, out: Callable[[str], None] = print,
                 refusal: str = "a second run beside it would spoil both measurements: wait "
-                               "for it (--wait) or stop it first") -> Iterator[None]:
+                               "for it (--wait) or stop it first", machine: bool = False) -> Iterator[None]:
     """Hold the engine's run lock for `what` (e.g. "auto_explain on PostgreSQL 17"). Without
     `wait`, a lock held by another run, or shared by work aside, is one clear error naming
     the last run that held it (work aside writes no name), then `refusal`."""
-    fd = os.open(lock_path(), os.O_RDWR | os.O_CREAT, 0o644)
+    fd = os.open(lock_path(machine), os.O_RDWR | os.O_CREAT, 0o644)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -2,6 +2,7 @@
 write its result document."""
 from __future__ import annotations
 
+import os
 import time
 from contextlib import nullcontext
 from datetime import datetime, timezone
@@ -27,20 +28,33 @@ from .existing import check_dsn, extensions, without_password
 from .servers import Lab
 from .existing import ExistingLab, host as client_host
 from .local_client import LocalClient, client_for
+from . import local as local_clusters
+from .binaries import binaries, host as this_host
+
+
+# What runs on local clusters so far (#71): the other chapters need servers that reach each
+# other by name, strace, the engine's CPU count, or commands meant for a container's files.
+LOCAL_CHAPTERS = ("auto_explain", "parallel")
 
 
 def check_scale(chapter: Chapter, scale: str) -> dict[str, Any]:
     return chapter.scales[scales.check(scale)]
 
 
-def target_of(dsn: str | None) -> str:
+def target_of(dsn: str | None, server: str | None = None) -> str:
     """The target in the cache key: the DSN as given, which carries no password (see
-    existing.check_dsn; stripped once more all the same)."""
+    existing.check_dsn; stripped once more all the same); local clusters by this machine
+    (its CPU model and count), so that their runs pool per machine."""
+    if server == "local":
+        machine = this_host()
+        return f"local:{machine['cpu_model']} x{machine['engine_cpus']}"
     return "container" if dsn is None else "dsn:" + without_password(dsn)
 
 
-def target_label(dsn: str | None) -> str:
-    """Provenance's target: the run's containers, or an existing server."""
+def target_label(dsn: str | None, server: str | None = None) -> str:
+    """Provenance's target: the run's containers, local clusters, or an existing server."""
+    if server == "local":
+        return "local"
     return "container" if dsn is None else "external server (DSN)"
 
 
@@ -54,11 +68,15 @@ def stored(path: Any, chapter: Chapter, warn: Callable[[str], None]) -> dict[str
 
 
 def _keyed(chapter: Chapter, scale: str, major: float, lab_major: float, dsn: str | None,
-           client: LocalClient | None = None) -> tuple[images.Image, dict[str, Any], Path]:
-    """The image a run uses (this machine's client programs in its place), the key of its
-    result, and where the result goes."""
-    image = client.image if client else images.resolve_image(lab_major)
-    target = target_of(dsn)
+           client: LocalClient | None = None, server: str | None = None
+           ) -> tuple[images.Image, dict[str, Any], Path]:
+    """The image a run uses (this machine's client programs or server binaries in its place),
+    the key of its result, and where the result goes."""
+    if server == "local":
+        image = binaries(major).image()
+    else:
+        image = client.image if client else images.resolve_image(lab_major)
+    target = target_of(dsn, server)
     key = results.cache_key(chapter.experiment_hash(scale, target), scale, image.key, target)
     return image, key, results.path_for(chapter.name, major, scale, key["target"])
 
@@ -93,12 +111,23 @@ def declare_server_cpus(raw: dict[str, Any], cpus: int | None) -> None:
 def run(chapter: Chapter, scale: str = "default", major: float = majors.DEFAULT_MAJOR,
         dsn: str | None = None, force: bool = False,
         out: Callable[[str], None] = print, wait: bool = False,
-        server_cpus: int | None = None, client: str | None = None) -> tuple[dict[str, Any], bool]:
+        server_cpus: int | None = None, client: str | None = None,
+        server: str | None = None) -> tuple[dict[str, Any], bool]:
     """Return (result, reused): the cached result if its key matches, else a new run, made
     while holding the engine's run lock (`wait` waits for a run that holds it).
     `server_cpus`: an existing server's CPU count, as the user declares it; `client`: where
-    pgbench and psql run beside it ("docker", "local", None: local if no engine answers)."""
+    pgbench and psql run beside it ("docker", "local", None: local if no engine answers);
+    `server`: "local" starts the run's servers from this machine's binaries (lab/local.py)."""
     params = check_scale(chapter, scale)
+    if server not in (None, "container", "local"):
+        raise ReproError(f"--server is container or local, not {server}")
+    server = None if server == "container" else server
+    if server and dsn:
+        raise ReproError("--server local starts servers of the run's own; --dsn runs against an "
+                         "existing server: give one of them")
+    if server and chapter.name not in LOCAL_CHAPTERS:
+        raise ReproError(f"{chapter.name} does not run on local clusters yet (--server local runs "
+                         f"{', '.join(LOCAL_CHAPTERS)}); run it in containers or against an existing server")
     if server_cpus is not None and not dsn:
         raise ReproError("--server-cpus declares an existing server's CPU count (--dsn); a "
                          "container's is the Docker engine's own")
@@ -111,7 +140,7 @@ def run(chapter: Chapter, scale: str = "default", major: float = majors.DEFAULT_
         major = check_dsn(dsn)
         local = client_for(client, major)
     lab_major = majors.DEFAULT_MAJOR if dsn else major  # with a DSN, the image only runs pgbench
-    image, key, path = _keyed(chapter, scale, major, lab_major, dsn, local)
+    image, key, path = _keyed(chapter, scale, major, lab_major, dsn, local, server)
     previous = stored(path, chapter, out)
     declared = (previous or {}).get("provenance", {}).get("server_cpus_declared")
     if not force and results.is_fresh(previous, key) and (not dsn or declared == server_cpus):
@@ -120,21 +149,23 @@ def run(chapter: Chapter, scale: str = "default", major: float = majors.DEFAULT_
     started = datetime.now(timezone.utc)
     doc: dict[str, Any] = {"chapter": chapter.name, "format": results.FORMAT, "key": key,
                            "major": major, "scale": scale, "scale_params": params}
-    cpus = server_cpus if dsn else engine.info().get("NCPU")  # an existing server's: declared or unknown
+    # an existing server's CPU count: declared or unknown; local clusters': this machine's
+    cpus = server_cpus if dsn else os.cpu_count() if server else engine.info().get("NCPU")
     features = extensions(dsn) if dsn else image.features
     env = Environment(major, cpus, features, {}, external=dsn is not None)
     unmet = [r.reason(env) for r in chapter.requires if not r.met(env)]
     if unmet:
         doc |= {"raw": {}, "unavailable": Text.join(unmet, "", " ").as_dict(),
             "provenance": {"started": started.isoformat(timespec="seconds"), "duration_s": 0,
-                           "target": target_label(dsn), "servers": [],
-                           "host": client_host(local) if local else provenance.host(None),
+                           "target": target_label(dsn, server), "servers": [],
+                           "host": _host(server, local, None),
                            "features": sorted(features), "experiment": key["experiment"],
                            "git": provenance.commit()}}
         results.save(doc, path)
         return doc, False
 
-    lock = nullcontext() if local else engine_lock(f"{chapter.name} on PostgreSQL {majors.name(major)}", wait, out)
+    what = f"{chapter.name} on PostgreSQL {majors.name(major)}"
+    lock = nullcontext() if local else engine_lock(what, wait, out, machine=server == "local")
     with lock:  # this machine's client programs beside an existing server use no engine
         started = datetime.now(timezone.utc)  # after any wait for the lock
         experiment = registry.experiment(chapter)
@@ -142,7 +173,8 @@ def run(chapter: Chapter, scale: str = "default", major: float = majors.DEFAULT_
         progress.note(f"PostgreSQL {majors.name(major)}, scale {scale}, image {image.name} "
                       f"({image.origin}, {image.id[7:19]})")
         t0 = time.monotonic()
-        with (ExistingLab(lab_major, local) if dsn else Lab(lab_major)) as lab:
+        with (ExistingLab(lab_major, local) if dsn else local_clusters.LocalLab(major) if server
+              else Lab(lab_major)) as lab:
             lab.image = image
 
             before = pooling.gather(chapter, major, scale, key["target"])  # this run's target's own
@@ -168,22 +200,30 @@ def run(chapter: Chapter, scale: str = "default", major: float = majors.DEFAULT_
                     why = f"{type(exc).__name__}: {why}".rstrip(": ")
                 raise ChapterStopped(f"{chapter.name} on PostgreSQL {majors.name(major)} "
                                      f"stopped: {why}") from exc
-            servers = [provenance.server(s) | ({"container": host_config(s.docker)} if s.image else {})
+            servers = [provenance.server(s) | ({"container": host_config(s.docker)} if s.image and not server else {})
                        | use_of(s, provenance.redacted) for s in lab.servers]
             container = next((s for s in lab.servers if s.image is not None), None)
-            host = client_host(local) if local else provenance.host(container)
-            client_side = lab.provenance() if isinstance(lab, ExistingLab) else {}
+            host = _host(server, local, container)
+            client_side = lab.provenance() if isinstance(lab, (ExistingLab, local_clusters.LocalLab)) else {}
         if dsn:
             declare_server_cpus(ctx.raw, server_cpus)
         doc |= {"raw": ctx.raw, "provenance": {
             "started": started.isoformat(timespec="seconds"),
             "duration_s": round(time.monotonic() - t0, 1),
-            "target": target_label(dsn),
+            "target": target_label(dsn, server),
             "servers": servers, "host": host, "features": sorted(features),
             "experiment": key["experiment"], "git": provenance.commit()}}
         if dsn:
-            doc["provenance"] |= {"server_cpus_declared": server_cpus, **client_side}
+            doc["provenance"] |= {"server_cpus_declared": server_cpus}
+        doc["provenance"] |= client_side
     doc["verdicts"] = [verdict_dict(v) for v in Run(chapter, doc).verdicts]  # as judged at run time
     results.save(doc, path)
     return doc, False
 
+
+def _host(server: str | None, local: LocalClient | None, container: Any) -> dict[str, Any]:
+    """The machine the run measured on: this one for local clusters or local clients, else the
+    engine's."""
+    if server == "local":
+        return this_host()
+    return client_host(local) if local else provenance.host(container)

@@ -1,0 +1,376 @@
+"""Throwaway clusters from this machine's own PostgreSQL binaries (`--server local`): a run's
+servers without Docker, on the machine whose findings a DBA wants to know.
+
+Each server is a cluster of its own: `initdb` into the lab's directory, then `postgres` on a
+Unix socket in a directory that only the clusters' user may enter (mode 0700), with no TCP
+listener (listen_addresses is empty). The run is the clusters' superuser, so restarts and
+settings work as in the containers. Run as root, the clusters and their directory belong to
+the `postgres` user (PostgreSQL refuses to run as root); the run reaches them as root.
+
+Nothing stays: the lab stops every postmaster and removes its directory on exit, also after
+an error or a signal (the Lab's handling). A lab's directory carries a marker file
+(`MARKER`) with the run's pid, so that `repro clean` finds what a killed run left and stops
+each cluster by its own postmaster.pid, never by a process's name.
+
+Only runs on this target execute this module: containers' keys do not reach it (the runner
+imports it, no experiment does); a local run's key adds it and binaries.py whole
+(fingerprint.experiment).
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import psycopg
+from psycopg import sql as pgsql
+
+from .. import majors
+from ..errors import ReproError
+from ..text import Text
+from .harness import images
+from .harness.connections import STARTED_WITH
+from .harness.containers import DB, USER
+from .harness.waiting import until
+from .binaries import Binaries, as_owner, binaries, owner, processes
+from .local_client import LocalClient
+from .servers import Lab, Server, fixed_settings
+
+PREFIX = "repro-local-"  # a lab's directory in the machine's temporary directory
+MARKER = "repro-local-run"  # in a lab's directory: the pid of the run that made it
+FIRST_PORT = 50000  # names each cluster's socket (.s.PGSQL.<port>); nothing listens on TCP
+STOP_TIMEOUT_S = 60
+# how the lab reaches a cluster, set last on its command line (a chapter's listen_addresses
+# cannot open a TCP port), and left out of what the run records: the paths and ports differ
+# from run to run, and would keep every run out of the others' pool
+REACHED_BY = ("port", "listen_addresses", "unix_socket_directories")
+
+
+class LocalServer(Server):
+    """A cluster of the lab's, started from this machine's binaries; settings change with a
+    restart."""
+
+    def __init__(self, binaries: Binaries, image: images.Image, data: Path, sockets: Path, port: int,
+                 command: list[str], major: float, role: Text | str, alias: str | None,
+                 absent: Sequence[str], client: LocalClient) -> None:
+        self.binaries = binaries
+        self.image = image
+        self.data = data  # the cluster's data directory
+        self.sockets = sockets  # the lab's socket directory (0700)
+        self.port = port
+        self.command = command  # postgres and its arguments, as each start runs it
+        self.major = major
+        self.role = role
+        self.alias = alias
+        self.absent = list(absent)
+        self.client = client
+        self.starts: list[dict[str, str]] = []  # what the server was started with, at each start
+        self.process: subprocess.Popen | None = None
+
+    def conninfo(self, dbname: str = DB) -> str:
+        """Through the lab's socket directory (no password: only the clusters' user enters it)."""
+        return f"host={self.sockets} port={self.port} user={USER} dbname={dbname}"
+
+    def _client_target(self) -> list[str]:
+        return ["-p", str(self.port), "-U", USER, DB]
+
+    def _client_exec(self, cmd: list[str], env: dict[str, str]) -> tuple[int, str]:
+        """This machine's program; the socket directory in PGHOST, not on the command line that
+        the run records (it differs from run to run)."""
+        result = self.client.exec_run(cmd, environment=env | {"PGHOST": str(self.sockets)})
+        return result.exit_code, result.output.decode(errors="replace")
+
+    def setting_rows(self) -> dict[str, str]:
+        return {k: v for k, v in super().setting_rows().items() if k not in REACHED_BY}
+
+    @property
+    def docker(self) -> Any:
+        """Where client programs run and the lab's files go: this machine (LocalClient)."""
+        return self.client
+
+    def put_file(self, path: str, text: str) -> None:
+        """A file of the cluster's (a standby's recovery.conf) where the path says, as its
+        user's; any other (pgbench's scripts) where the client programs read it."""
+        if not Path(path).is_relative_to(self.data):
+            super().put_file(path, text)
+            return
+        Path(path).write_text(text)
+        ids = owner()
+        if ids is not None:
+            os.chown(path, *ids)
+
+    def start(self) -> None:
+        """Start the postmaster in a session of its own (a Ctrl-C at the terminal reaches the
+        run, which stops it), its log in the cluster's directory."""
+        log = open(self.data.parent / "log", "ab")
+        self.process = subprocess.Popen(as_owner(self.command), stdout=log, stderr=subprocess.STDOUT,
+                                        stdin=subprocess.DEVNULL, start_new_session=True)
+        log.close()
+
+    def wait_ready(self, timeout_s: float) -> None:
+        """Return once the postmaster accepts connections (to the database initdb made: the
+        lab's own may not exist yet); fail at once if it exited."""
+        def accepts() -> bool:
+            if self.process is not None and self.process.poll() is not None:
+                raise ReproError(f"server {self._name()} did not start (exit {self.process.returncode}):\n"
+                                 + self._last_lines())
+            try:
+                with psycopg.connect(self.conninfo("postgres"), connect_timeout=2) as conn:
+                    self.starts.append({k: v for k, v in conn.execute(STARTED_WITH).fetchall()
+                                        if k not in REACHED_BY})
+                    return True
+            except psycopg.OperationalError:
+                return False
+        until(accepts, timeout_s, lambda: f"server {self._name()} did not accept connections within "
+                                          f"{timeout_s:.0f} s:\n" + self._last_lines())
+
+    def stop(self) -> None:
+        """Fast shutdown (SIGINT to the postmaster), waited for."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.send_signal(signal.SIGINT)
+        try:
+            self.process.wait(STOP_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+    def restart(self, settings: dict[str, str] | None) -> None:
+        """As ContainerServer.restart: `settings` as the ALTER SYSTEM layer, or None keeping it."""
+        if settings is not None:
+            self.sql("ALTER SYSTEM RESET ALL")
+            for key, value in settings.items():
+                self.sql(pgsql.SQL("ALTER SYSTEM SET {} = {}").format(pgsql.Identifier(key),
+                                                                      pgsql.Literal(value)))
+        self.stop()
+        self.start()
+        self.wait_ready(STOP_TIMEOUT_S)
+
+    def pin(self, cpu: int, pids: Sequence[int] = (), commands: Sequence[str] = ()) -> None:
+        """Bind processes to one CPU: `pids`, and this cluster's processes and the run's own
+        child processes that run one of `commands`. A process that has exited is no error."""
+        family = {self.process.pid if self.process else -1, os.getpid()}
+        chosen = set(pids) | {p for p, comm, parent, _ in processes() if comm in commands and parent in family}
+        for pid in chosen:
+            try:
+                os.sched_setaffinity(pid, {int(cpu)})
+            except ProcessLookupError:
+                pass
+            except OSError as exc:
+                raise ReproError(f"could not bind process {pid} to CPU {cpu}: {exc}") from None
+
+    def _name(self) -> str:
+        return self.alias or str(self.data.parent.name)
+
+    def _last_lines(self) -> str:
+        try:
+            return "\n".join((self.data.parent / "log").read_text(errors="replace").splitlines()[-5:])
+        except OSError:
+            return ""
+
+
+class LocalNetwork:
+    """Servers of one lab reach each other through its socket directory: nothing to make."""
+
+
+class LocalLab(Lab):
+    """A run's clusters, from this machine's binaries of `major`, in a directory of the run's
+    own; every postmaster stopped and the directory removed on exit."""
+
+    def __init__(self, major: float = majors.DEFAULT_MAJOR) -> None:
+        super().__init__(major)
+        self.binaries = binaries(major)
+        self.image = self.binaries.image()
+        self.directory = Path(tempfile.mkdtemp(prefix=PREFIX))
+        (self.directory / "marker").write_text(f"{os.getpid()}\n")
+        (self.directory / "marker").rename(self.directory / MARKER)  # whole, or not there
+        self.sockets = self.directory / "sockets"
+        self.sockets.mkdir(mode=0o700)
+        ids = owner()
+        if ids is not None:  # the clusters' user enters it; nobody else does
+            for path in (self.directory, self.sockets):
+                os.chown(path, *ids)
+        os.chmod(self.directory, 0o700)
+        self.client = LocalClient(str(self.binaries.bindir), {})
+        self._clusters = 0  # made so far: each its directory and its socket's port
+        self._made: list[LocalServer] = []  # every postmaster started, ready or not
+        self._closed = False  # set by close: no postmaster starts after it
+        self._lock = threading.Lock()  # servers may start at once (RunContext.servers)
+
+    def _image(self) -> images.Image:
+        return self.image
+
+    def _describe_config(self) -> str:
+        """`postgres --describe-config` of the binaries, run once per lab."""
+        if self._described is None:
+            self._described = self._owned(["postgres", "--describe-config"])
+        return self._described
+
+    def network(self) -> Any:
+        """Nothing to make: the lab's clusters share its socket directory."""
+        return LocalNetwork()
+
+    def server(self, role: Text | str, settings: dict[str, str] | None = None, network: Any = None,
+               alias: str | None = None, shm_size: str = "256m", entrypoint: list[str] | None = None,
+               ptrace: bool = False) -> LocalServer:  # type: ignore[override]
+        """A new cluster for `role` whose command line carries the fixed settings and
+        `settings`, as Lab.server's does (shared memory is the machine's: `shm_size` does not
+        apply; ptrace needs no capability for the run's own processes)."""
+        with self._creating():
+            data, port = self._cluster(alias)
+            self._initdb(data)
+        return self._started(role, settings, alias, data, port)
+
+    def standby(self, primary: LocalServer, network: Any, name: str,
+                settings: dict[str, str] | None = None) -> LocalServer:  # type: ignore[override]
+        """A streaming standby of `primary`, made as on real hosts (pg_basebackup -R with a
+        physical slot and the standby's name as application_name)."""
+        role = Text(f"スタンバイ {name}", f"standby {name}")
+        with self._creating():
+            data, port = self._cluster(name)
+            self._owned(["pg_basebackup", "-d", f"{primary.conninfo()} application_name={name}",
+                         "-D", str(data), "-R", "-X", "stream", "-c", "fast", "-C", "-S", name])
+        standby = self._started(role, settings, name, data, port)
+        until(lambda: primary.sql("SELECT state FROM pg_stat_replication WHERE application_name = %s",
+                                  (name,)) == [("streaming",)],
+              60, f"standby {name} did not stream from its primary within 60 s", 0.05)
+        return standby
+
+    def _cluster(self, alias: str | None) -> tuple[Path, int]:
+        """A new cluster's data directory (not yet made) and its socket's port."""
+        with self._lock:
+            if self._closed:
+                raise ReproError("the run ended while its servers were being made")
+            self._clusters += 1
+            number = self._clusters
+        cluster = self.directory / f"{number}-{alias or 'server'}"
+        cluster.mkdir()
+        ids = owner()
+        if ids is not None:
+            os.chown(cluster, *ids)
+        return cluster / "data", FIRST_PORT + number
+
+    def _initdb(self, data: Path) -> None:
+        """initdb with the lab's password for connections over TCP (none listen), trust on
+        the socket, whose directory only the clusters' user enters; UTF-8 as Debian's clusters."""
+        pwfile = data.parent / "pw"
+        pwfile.write_text(self.password)
+        ids = owner()
+        if ids is not None:
+            os.chown(pwfile, *ids)
+        pwfile.chmod(0o600)
+        try:
+            self._owned(["initdb", "-D", str(data), "-U", USER, "--pwfile", str(pwfile), "--auth-local", "trust",
+                         "--auth-host", "scram-sha-256" if self.major >= 14 else "md5", "-E", "UTF8",
+                         "--locale", "C.UTF-8"])
+        finally:
+            pwfile.unlink()
+
+    def _owned(self, cmd: list[str]) -> str:
+        """One of the binaries' programs, as the clusters' user: its output, or one line why not."""
+        r = subprocess.run(as_owner([self.binaries.program(cmd[0]), *cmd[1:]]), capture_output=True, text=True)
+        if r.returncode:
+            last = (r.stderr or r.stdout).strip().splitlines()[-1:] or [f"exit {r.returncode}"]
+            raise ReproError(f"{cmd[0]} failed: {last[0]}")
+        return r.stdout
+
+    def _started(self, role: Text | str, settings: dict[str, str] | None, alias: str | None,
+                 data: Path, port: int) -> LocalServer:
+        wanted = {k: v for k, v in (fixed_settings(self.major) | (settings or {})).items() if k not in REACHED_BY}
+        absent = self.absent(wanted)
+        command = [self.binaries.program("postgres"), "-D", str(data)]
+        for key, value in [*((k, v) for k, v in wanted.items() if k not in absent),
+                           ("port", str(port)), ("listen_addresses", ""), ("unix_socket_directories", str(self.sockets))]:
+            command += ["-c", f"{key}={value}"]
+        server = LocalServer(self.binaries, self.image, data, self.sockets, port, command, self.major, role,
+                             alias, absent, self.client)
+        with self._creating(), self._lock:
+            if self._closed:
+                raise ReproError("the run ended while its servers were being made")
+            self._made.append(server)
+            server.start()
+        self._ready(server)
+        with psycopg.connect(server.conninfo("postgres"), autocommit=True) as conn:
+            if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (DB,)).fetchone():
+                conn.execute(f"CREATE DATABASE {DB}")  # a standby has its primary's
+        return server
+
+    def close(self) -> None:
+        """Stop every postmaster, then remove the lab's directory, its marker last (a
+        directory that stays is `repro clean`'s to find)."""
+        with self._lock:
+            self._closed = True
+        try:
+            for server in reversed(self._made):
+                server.stop()
+            stop_clusters(self.directory)
+            for path in self.directory.iterdir():
+                if path.name != MARKER:
+                    shutil.rmtree(path) if path.is_dir() else path.unlink()
+            shutil.rmtree(self.directory)
+        finally:
+            self.client.close()
+            self.servers.clear()
+
+    def provenance(self) -> dict[str, Any]:
+        """Which binaries the clusters ran, and where they came from."""
+        return {"binaries": {"bindir": str(self.binaries.bindir), "version": self.binaries.version,
+                             "source": self.binaries.source}}
+
+
+def stop_clusters(directory: Path) -> None:
+    """Stop each cluster under a lab's directory by its own postmaster.pid (fast shutdown),
+    where that pid still runs this cluster's postmaster; then anything else still working
+    there (an initdb, a postmaster not yet past writing its pid file, after a SIGKILL): its
+    arguments name the directory, which is this run's alone. Waited for."""
+    def working() -> list[int]:
+        inside = f"{directory}/"
+        return [pid for pid, _, _, args in processes() if any(a.startswith(inside) for a in args)]
+    for pidfile in directory.glob("*/data/postmaster.pid"):
+        try:
+            pid = int(pidfile.read_text().split("\n", 1)[0])
+        except (OSError, ValueError):
+            continue
+        if pid in working():  # not a process that took the pid since
+            _interrupt(pid)
+    for pid in working():
+        _interrupt(pid)  # fast shutdown; an initdb removes what it made
+    until(lambda: not working(), STOP_TIMEOUT_S,
+          f"the programs of {directory} did not stop within {STOP_TIMEOUT_S} s", 0.05)
+
+
+def _interrupt(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGINT)
+    except ProcessLookupError:
+        pass
+    except PermissionError:
+        raise ReproError(f"process {pid} of a local cluster is another user's to stop") from None
+
+
+def leftovers() -> list[Path]:
+    """Lab directories whose run has ended (its pid in the marker runs no more)."""
+    found = []
+    for marker in Path(tempfile.gettempdir()).glob(f"{PREFIX}*/{MARKER}"):
+        try:
+            pid = int(marker.read_text().strip())
+        except (OSError, ValueError):
+            continue  # not this user's to read
+        if not Path(f"/proc/{pid}").exists():
+            found.append(marker.parent)
+    return found
+
+
+def clean() -> list[Path]:
+    """Stop and remove what killed local runs left (`repro clean`)."""
+    gone = leftovers()
+    for directory in gone:
+        stop_clusters(directory)
+        shutil.rmtree(directory)
+    return gone

@@ -1,0 +1,137 @@
+"""Clusters of this machine's own PostgreSQL binaries (`--server local`, #71): Debian's 15,
+which the project's scripts install, with no Docker engine reachable (DOCKER_HOST points at
+nothing). A lab's clusters listen on no TCP port, sit in a directory only their user enters,
+restart with settings, stream to a standby, and leave nothing: not after the lab closes,
+not after a SIGTERM, and after a SIGKILL not once `repro clean` has run."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from existing_server import binaries as debian_binaries
+from repro.lab import local
+from repro.lab.local import LocalLab
+from repro.results import ROOT
+
+NO_ENGINE = "unix:///nonexistent"
+
+
+def _debian_major() -> int:
+    """Debian's server on this machine (bookworm's 15), installed first where it is missing."""
+    if debian_binaries() is None:
+        subprocess.run([str(ROOT / "scripts" / "install-system.sh"), "postgresql"], check=True)
+    return int(debian_binaries().parent.name)  # type: ignore[union-attr]
+
+
+MAJOR = _debian_major()
+
+
+@pytest.fixture
+def no_engine(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setenv("DOCKER_HOST", NO_ENGINE)
+    yield
+
+
+def _listeners() -> set[str]:
+    """The local addresses and ports that listen on TCP."""
+    out = subprocess.run(["ss", "-Hltn"], capture_output=True, text=True, check=True).stdout
+    return {line.split()[3] for line in out.splitlines() if line.strip()}
+
+
+def _postmasters(directory: Path) -> list[str]:
+    """Processes whose command line names the directory."""
+    out = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True).stdout
+    return [line for line in out.splitlines() if str(directory) in line and "ps -eo" not in line]
+
+
+def test_a_local_lab_restarts_streams_and_leaves_nothing(no_engine: None) -> None:
+    before = _listeners()
+    with LocalLab(MAJOR) as lab:
+        directory = lab.directory
+        with ThreadPoolExecutor(2) as pool:  # as RunContext.servers starts them; a chapter's
+            # listen_addresses (parallel's postgresql.conf has '*') opens no TCP port
+            primary, other = pool.map(lambda item: lab.server(*item), [
+                ("primary", {"work_mem": "5MB", "wal_level": "replica"}, None, "primary"),
+                ("other", {"listen_addresses": "*"}, None, "other")])
+        assert primary.port != other.port and other.sql("SHOW listen_addresses") == [("",)]
+        assert oct(os.stat(lab.sockets).st_mode & 0o777) == "0o700"
+        assert primary.sql("SHOW work_mem") == [("5MB",)]
+        assert primary.sql("SHOW listen_addresses") == [("",)]
+        primary.pgbench_init(1)
+        result = primary.pgbench(["-n", "-c", "2", "-T", "1", "-f", "/tmp/one.pgbench"],
+                                 {"one.pgbench": "SELECT 1;\n"}, {"work_mem": "6MB"})
+        assert result.tps > 0
+        primary.restart({"work_mem": "7MB"})
+        assert primary.sql("SHOW work_mem") == [("5MB",)]  # the command line wins, as in a container
+        primary.restart({"random_page_cost": "1.5"})
+        assert primary.sql("SHOW random_page_cost") == [("1.5",)] and len(primary.starts) == 3
+        standby = lab.standby(primary, lab.network(), "s1")
+        assert standby.sql("SELECT pg_is_in_recovery()") == [(True,)]
+        primary.pin(0, pids=[primary.process.pid])
+        assert os.sched_getaffinity(primary.process.pid) == {0}
+        assert _listeners() <= before, "a cluster listens on TCP"
+        assert _postmasters(directory)
+    assert not directory.exists() and not _postmasters(directory)
+
+
+def _run(results: Path, *args: str) -> subprocess.Popen:
+    """`python -m repro ARGS` with no engine reachable, its results in `results`."""
+    env = {**os.environ, "DOCKER_HOST": NO_ENGINE, "REPRO_RESULTS": str(results)}
+    return subprocess.Popen([sys.executable, "-m", "repro", *args], cwd=ROOT, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def _labs() -> set[Path]:
+    return set(Path(os.environ.get("TMPDIR", "/tmp")).glob(f"{local.PREFIX}*"))
+
+
+def _once_a_cluster_runs(before: set[Path], timeout_s: float = 120) -> Path:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        for lab in _labs() - before:
+            if list(lab.glob("*/data/postmaster.pid")):
+                return lab
+        time.sleep(0.2)
+    raise AssertionError("no local cluster started")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
+def test_a_run_stopped_mid_way_leaves_nothing_once_clean_has_run(sig: signal.Signals, tmp_path: Path) -> None:
+    before = _labs()
+    run = _run(tmp_path, "run", "auto_explain", "--server", "local", "--pg", str(MAJOR), "--scale", "tiny")
+    lab = _once_a_cluster_runs(before)
+    run.send_signal(sig)
+    run.communicate(timeout=120)
+    if sig == signal.SIGKILL:
+        assert lab.exists()  # nobody stopped it
+        clean = subprocess.run([sys.executable, "-m", "repro", "clean"], cwd=ROOT, capture_output=True, text=True,
+                               env={**os.environ, "DOCKER_HOST": NO_ENGINE}, timeout=120)
+        assert clean.returncode == 0 and str(lab) in clean.stdout, clean.stdout + clean.stderr
+    assert not lab.exists() and not _postmasters(lab)
+
+
+def test_a_chapter_runs_on_local_clusters_with_no_engine_and_says_where(tmp_path: Path) -> None:
+    """auto_explain at tiny scale (two clusters side by side, restarts with preloaded
+    libraries, pgbench, pg_test_timing): exit 0, its result on the local target with the
+    binaries and this machine recorded, and findings judged."""
+    for name in ("auto_explain",):
+        run = _run(tmp_path, "run", name, "--server", "local", "--pg", str(MAJOR), "--scale", "tiny")
+        out, err = run.communicate(timeout=600)
+        assert run.returncode == 0, err[-2000:]
+        [path] = list((tmp_path / name).glob(f"pg{MAJOR}-tiny-local-*.json"))
+        doc = json.loads(path.read_text())
+        assert doc["key"]["target"].startswith("local:") and doc["provenance"]["target"] == "local"
+        assert doc["provenance"]["binaries"]["bindir"] == f"/usr/lib/postgresql/{MAJOR}/bin"
+        assert doc["provenance"]["host"]["engine_cpus"] == os.cpu_count()
+        assert all(s["image"]["origin"] == "local" for s in doc["provenance"]["servers"])
+        judged = {v["id"]: v["status"] for v in doc["verdicts"]}
+        assert "not applicable" not in {judged[f] for f in ("F1", "F2", "F3", "F4", "F5")}, judged  # its own servers
