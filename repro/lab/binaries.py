@@ -53,10 +53,11 @@ class Binaries:
 
     def image(self) -> images.Image:
         """What keys a run's cache in an image's place: the binaries, their version and
-        features."""
-        digest = hashlib.sha256(f"{self.bindir}\0{self.version}".encode()).hexdigest()
+        features (an extension installed since makes a cached result stale)."""
+        features = self.features()
+        digest = hashlib.sha256(f"{self.bindir}\0{self.version}\0{','.join(sorted(features))}".encode()).hexdigest()
         return images.Image(f"local binaries {self.bindir}", f"sha256:{digest}", "local",
-                            digest[:16], self.version, self.features())
+                            digest[:16], self.version, features)
 
 
 def binaries(major: float) -> Binaries:
