@@ -29,7 +29,6 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
-from psycopg import sql as pgsql
 
 from .. import majors
 from ..errors import ReproError
@@ -145,9 +144,7 @@ class LocalServer(Server):
         """As ContainerServer.restart: `settings` as the ALTER SYSTEM layer, or None keeping it."""
         if settings is not None:
             self.sql("ALTER SYSTEM RESET ALL")
-            for key, value in settings.items():
-                self.sql(pgsql.SQL("ALTER SYSTEM SET {} = {}").format(pgsql.Identifier(key),
-                                                                      pgsql.Literal(value)))
+            self.set(settings)  # ALTER SYSTEM, then a reload the restart makes moot
         self.stop()
         self.start()
         self.wait_ready(STOP_TIMEOUT_S)
