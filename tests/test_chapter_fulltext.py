@@ -35,6 +35,13 @@ def test_every_condition_ran_every_round() -> None:
         assert all(r[field(c, w)] > 0 for r in loaded for c in COLUMNS for w in WORDS)
 
 
+def test_each_server_ran_on_its_own_cpu_as_recorded() -> None:
+    doc, _ = chapter_result("fulltext")
+    cpus = doc["raw"]["engine_cpus"]
+    placed = {s["role"]["en"]: s["container"]["cpuset_cpus"] for s in doc["provenance"]["servers"]}
+    assert placed == {"single node": "0", "publisher": "0", "subscriber": str(1 % cpus)}
+
+
 def test_the_database_extracts_japanese_trigrams_and_every_search_was_planned() -> None:
     raw = chapter_result("fulltext")[0]["raw"]
     assert raw["ctype"]["ctype"].lower().endswith(("utf-8", "utf8")) and raw["ctype"]["trigrams"] > 0

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import psycopg
 import pytest
 
 from existing_server import binaries as debian_binaries
@@ -78,6 +79,13 @@ def test_a_local_lab_restarts_streams_and_leaves_nothing(no_engine: None) -> Non
         assert standby.sql("SELECT pg_is_in_recovery()") == [(True,)]
         primary.pin(0, pids=[primary.process.pid])
         assert os.sched_getaffinity(primary.process.pid) == {0}
+        cpu = 1 % (os.cpu_count() or 1)
+        other.confine(cpu)  # the whole cluster: its processes, and a backend started later
+        with psycopg.connect(other.conninfo()) as conn:
+            pids = (other.process.pid, conn.info.backend_pid)
+            assert {frozenset(os.sched_getaffinity(p)) for p in pids} == {frozenset({cpu})}
+        other.sql("CREATE EXTENSION dblink")  # a peer reaches the primary, as a subscription would
+        assert other.sql("SELECT x FROM dblink(%s, 'SELECT 42') AS t(x int)", (primary.peer_conninfo(),)) == [(42,)]
         assert _listeners() <= before, "a cluster listens on TCP"
         assert _postmasters(directory)
     assert not directory.exists() and not _postmasters(directory)

@@ -76,6 +76,10 @@ class LocalServer(Server):
         """Through the lab's socket directory (no password: only the clusters' user enters it)."""
         return f"host={self.sockets} port={self.port} user={USER} dbname={dbname}"
 
+    def peer_conninfo(self, dbname: str = DB) -> str:
+        """How another cluster of the lab reaches this one: through the same socket directory."""
+        return self.conninfo(dbname)
+
     def _client_target(self) -> list[str]:
         return ["-p", str(self.port), "-U", USER, DB]
 
@@ -161,6 +165,14 @@ class LocalServer(Server):
                 pass
             except OSError as exc:
                 raise ReproError(f"could not bind process {pid} to CPU {cpu}: {exc}") from None
+
+    def confine(self, cpu: int) -> None:
+        """Run the whole cluster on one CPU: the postmaster and the processes it has started
+        (every server process is its child); those it starts later inherit its CPU."""
+        if self.process is None:
+            raise ReproError(f"server {self._name()} is not running")
+        postmaster = self.process.pid
+        self.pin(cpu, pids=[postmaster, *(p for p, _, parent, _ in processes() if parent == postmaster)])
 
     def _name(self) -> str:
         return self.alias or str(self.data.parent.name)

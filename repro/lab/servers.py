@@ -54,6 +54,11 @@ class Server(Endpoint):
         """The connection arguments for pgbench/psql run by `_client_exec`."""
         raise NotImplementedError
 
+    def confine(self, cpu: int) -> None:
+        """Run the whole server on one CPU (its processes and those it starts later): only a
+        server of the run's own, whose machine is the run's."""
+        raise NotImplementedError
+
     def sql(self, query: str | pgsql.Composable, params: tuple | dict | None = None
             ) -> list[tuple]:
         """Run one statement in autocommit mode, on a connection of its own; return its rows
@@ -125,6 +130,11 @@ class ContainerServer(Server, InContainer):
         if result.exit_code != 0:
             raise ReproError(f"could not bind processes to CPU {cpu}: "
                              f"{result.output.decode(errors='replace').strip()}")
+
+    def confine(self, cpu: int) -> None:
+        """Run the whole server on one CPU: the container's cpuset, which every process in it
+        keeps, those started later too (recorded with the container: host_config)."""
+        self.docker.update(cpuset_cpus=str(int(cpu)))
 
     def restart(self, settings: dict[str, str] | None) -> None:
         """Restart with `settings` as the ALTER SYSTEM layer (replacing the previous one),

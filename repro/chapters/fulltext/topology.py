@@ -14,11 +14,10 @@ from typing import ContextManager
 
 import psycopg
 
-from ...lab import engine
 from ...lab.context import RunContext
 from ...lab.harness.waiting import until
 from ...lab.lag import LagPoller
-from ...lab.servers import ContainerServer, Server
+from ...lab.servers import Server
 from ...lab.wal import lsn
 from ...text import Text
 from . import corpus
@@ -78,9 +77,9 @@ class Node:
         return int(self.server.sql("SELECT pg_database_size(current_database())")[0][0])
 
 
-def _prepare(server: ContainerServer, cpu: int, kinds: list[str], pool: list[str]) -> None:
-    """Pin the container to one CPU, create the extensions and load the record pool."""
-    server.docker.update(cpuset_cpus=str(cpu))
+def _prepare(server: Server, cpu: int, kinds: list[str], pool: list[str]) -> None:
+    """Run the server on one CPU, create the extensions and load the record pool."""
+    server.confine(cpu)
     for extension in ["pg_trgm", "pgstattuple", *(FEATURE[k] for k in kinds if k in FEATURE)]:
         server.sql(f"CREATE EXTENSION {extension}")
     _load_pool(server, pool)
@@ -164,12 +163,12 @@ class Topology:
             self.kinds, self.pending_lists = _prepare_existing(ctx, self.single, kinds, pool)
             return
         network = ctx.lab.network()
-        cpus = engine.info().get("NCPU") or 1
+        cpus = ctx.engine_cpus() or 1
         roles = {SINGLE: (Text("単一ノード", "single node"), settings, 0),
                  "publisher": (Text("パブリッシャ", "publisher"), settings | ctx.settings("publisher.conf"), 0),
                  SUBSCRIBER: (Text("サブスクライバ", "subscriber"), settings, 1)}
 
-        def start(name: str) -> ContainerServer:
+        def start(name: str) -> Server:
             role, conf, cpu = roles[name]
             server = ctx.lab.server(role, conf, network=network, alias=name)
             _prepare(server, cpu % cpus, kinds, pool)
@@ -229,7 +228,7 @@ class Topology:
         the changes from now on (no initial copy)."""
         tables = ", ".join([PUBLISHED, *(search_table(k) for k in self.kinds)])
         self.publisher.sql(f"CREATE PUBLICATION {SUBSCRIPTION} FOR TABLE {tables}")
-        conninfo = f"host=publisher dbname=bench user=postgres password={self.ctx.lab.password}"
+        conninfo = self.publisher.peer_conninfo()
         self.subscriber.sql(f"CREATE SUBSCRIPTION {SUBSCRIPTION} CONNECTION '{conninfo}' "
                             f"PUBLICATION {SUBSCRIPTION} WITH (copy_data = false)")
         self.caught_up(self.position())

@@ -120,6 +120,13 @@ class InContainer(Endpoint):
             self._conninfo = f"host={host} port={port} user={USER} password={self._password} dbname={DB}"
         return self._conninfo
 
+    def peer_conninfo(self, dbname: str = DB) -> str:
+        """How another server of the run reaches this one on the lab's network (a
+        subscription's connection): by its alias, with the run's password."""
+        if self.alias is None:
+            raise ReproError("a server that peers reach needs a network alias")
+        return f"host={self.alias} user={USER} password={self._password} dbname={dbname}"
+
     def _exec(self, cmd: list[str], **how: Any) -> tuple[int, str]:
         """Run a command in the container (docker exec, `how` its options): its exit code and
         output."""
