@@ -174,6 +174,13 @@ class LocalServer(Server):
         postmaster = self.process.pid
         self.pin(cpu, pids=[postmaster, *(p for p, _, parent, _ in processes() if parent == postmaster)])
 
+    def placement(self) -> dict[str, str]:
+        """The CPUs the postmaster may run on (confine's), recorded with the run for the pool's
+        guard as a container's cpuset is (pooling.recorded)."""
+        if self.process is None or self.process.poll() is not None:
+            return {}
+        return {"cpus": ",".join(map(str, sorted(os.sched_getaffinity(self.process.pid))))}
+
     def _name(self) -> str:
         return self.alias or str(self.data.parent.name)
 

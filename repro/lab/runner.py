@@ -22,6 +22,7 @@ from .harness.connections import use_of
 from .harness.containers import host_config
 from .harness.progress import Progress
 from .context import RunContext
+from .local_context import LocalRunContext
 from .measure import decidable
 from .runlock import engine_lock
 from .existing import check_dsn, extensions, without_password
@@ -34,7 +35,7 @@ from .binaries import binaries, host as this_host
 
 # What runs on local clusters so far (#71): the other chapters need servers that reach each
 # other by name, strace, the engine's CPU count, or commands meant for a container's files.
-LOCAL_CHAPTERS = ("auto_explain", "parallel")
+LOCAL_CHAPTERS = ("auto_explain", "fulltext", "parallel")
 
 
 def check_scale(chapter: Chapter, scale: str) -> dict[str, Any]:
@@ -191,7 +192,7 @@ def run(chapter: Chapter, scale: str = "default", major: float = majors.DEFAULT_
                            Environment(major, cpus, features, raw, external=dsn is not None))
                 return decidable(chapter.findings, current, history, extra)
 
-            ctx = RunContext(chapter, params, lab, progress, dsn, decide, major)
+            ctx = (LocalRunContext if server else RunContext)(chapter, params, lab, progress, dsn, decide, major)
             try:
                 experiment.run(ctx)
             except Exception as exc:  # the Lab still removes every container on the way out
@@ -200,7 +201,8 @@ def run(chapter: Chapter, scale: str = "default", major: float = majors.DEFAULT_
                     why = f"{type(exc).__name__}: {why}".rstrip(": ")
                 raise ChapterStopped(f"{chapter.name} on PostgreSQL {majors.name(major)} "
                                      f"stopped: {why}") from exc
-            servers = [provenance.server(s) | ({"container": host_config(s.docker)} if s.image and not server else {})
+            servers = [provenance.server(s) | ({"cluster": s.placement()} if server else
+                                               {"container": host_config(s.docker)} if s.image else {})
                        | use_of(s, provenance.redacted) for s in lab.servers]
             container = next((s for s in lab.servers if s.image is not None), None)
             host = _host(server, local, container)
