@@ -19,7 +19,7 @@ import psycopg
 import pytest
 
 from existing_server import binaries as debian_binaries
-from repro.lab import local
+from repro.lab import local, runner
 from repro.lab.local import LocalLab
 from repro.results import ROOT
 
@@ -127,26 +127,29 @@ def test_a_run_stopped_mid_way_leaves_nothing_once_clean_has_run(sig: signal.Sig
     assert not lab.exists() and not _postmasters(lab)
 
 
-@pytest.mark.parametrize("name", ["auto_explain", "fulltext"])
+# why a finding may stay unjudged here, as in a container on this machine: an extension
+# Debian's server does not ship, this machine's CPUs, or a scale above tiny
+NOT_HERE = ("pg_bigm", "pgroonga", "pg_wait_sampling", "CPUs", "full scale")
+
+
+@pytest.mark.parametrize("name", runner.LOCAL_CHAPTERS)
 def test_a_chapter_runs_on_local_clusters_with_no_engine_and_says_where(name: str, tmp_path: Path) -> None:
-    """At tiny scale, auto_explain (two clusters side by side, restarts with preloaded
-    libraries, pgbench, pg_test_timing) and fulltext (three clusters, each on one CPU, a
-    logical-replication subscription between two): exit 0, the result on the local target
-    with the binaries and this machine recorded, and findings judged."""
+    """Each chapter that runs on local clusters, at tiny scale: exit 0, the result on the
+    local target with the binaries and this machine recorded, nothing of the lab's directory
+    in it (a standby's primary_conninfo names the socket directory), and every finding judged
+    but for the reasons a container on this machine has too (NOT_HERE)."""
     run = _run(tmp_path, "run", name, "--server", "local", "--pg", str(MAJOR), "--scale", "tiny")
     out, err = run.communicate(timeout=600)
     assert run.returncode == 0, err[-2000:]
     [path] = list((tmp_path / name).glob(f"pg{MAJOR}-tiny-local-*.json"))
+    assert local.PREFIX not in path.read_text()
     doc = json.loads(path.read_text())
     assert doc["key"]["target"].startswith("local:") and doc["provenance"]["target"] == "local"
     assert doc["provenance"]["binaries"]["bindir"] == f"/usr/lib/postgresql/{MAJOR}/bin"
     assert doc["provenance"]["host"]["engine_cpus"] == os.cpu_count()
     assert all(s["image"]["origin"] == "local" for s in doc["provenance"]["servers"])
-    judged = {v["id"]: v for v in doc["verdicts"]}
-    if name == "auto_explain":  # its own servers: every finding judged
-        assert "not applicable" not in {judged[f]["status"] for f in ("F1", "F2", "F3", "F4", "F5")}, judged
-    else:  # only the extensions Debian's server lacks keep a finding from being judged
+    for v in doc["verdicts"]:
+        assert v["status"] != "not applicable" or any(w in v["reason"]["en"] for w in NOT_HERE), v
+    if name == "fulltext":  # each cluster on one CPU, as its containers are
         placed = {s["role"]["en"]: s["cluster"]["cpus"] for s in doc["provenance"]["servers"]}
         assert placed == {"single node": "0", "publisher": "0", "subscriber": str(1 % (os.cpu_count() or 1))}
-        for v in judged.values():
-            assert v["status"] != "not applicable" or "pg_bigm" in v["reason"]["en"] or "pgroonga" in v["reason"]["en"], v

@@ -9,12 +9,12 @@ the `postgres` user (PostgreSQL refuses to run as root); the run reaches them as
 
 Nothing stays: the lab stops every postmaster and removes its directory on exit, also after
 an error or a signal (the Lab's handling). A lab's directory carries a marker file
-(`MARKER`) with the run's pid, so that `repro clean` finds what a killed run left and stops
-each cluster by its own postmaster.pid, never by a process's name.
+(`MARKER`) with the run's pid, so that `repro clean` finds what a killed run left
+(local_cleanup.py) and stops each cluster by its own postmaster.pid, never by a process's name.
 
 Only runs on this target execute this module: containers' keys do not reach it (the runner
-imports it, no experiment does); a local run's key adds it and binaries.py whole
-(fingerprint.experiment).
+imports it, no experiment does); a local run's key adds it, local_context.py and binaries.py
+whole (fingerprint.LOCAL_LAB).
 """
 from __future__ import annotations
 
@@ -39,16 +39,18 @@ from .harness.containers import DB, USER
 from .harness.waiting import until
 from .binaries import Binaries, as_owner, binaries, owner, processes
 from .local_client import LocalClient
+from .local_cleanup import MARKER, PREFIX, STOP_TIMEOUT_S, stop_clusters
+from .provenance import redacted as without_password
 from .servers import Lab, Server, fixed_settings
 
-PREFIX = "repro-local-"  # a lab's directory in the machine's temporary directory
-MARKER = "repro-local-run"  # in a lab's directory: the pid of the run that made it
 FIRST_PORT = 50000  # names each cluster's socket (.s.PGSQL.<port>); nothing listens on TCP
-STOP_TIMEOUT_S = 60
 # how the lab reaches a cluster, set last on its command line (a chapter's listen_addresses
 # cannot open a TCP port), and left out of what the run records: the paths and ports differ
 # from run to run, and would keep every run out of the others' pool
 REACHED_BY = ("port", "listen_addresses", "unix_socket_directories")
+# a container's data directory (the images' PGDATA), which chapters name in client commands
+# (pg_test_fsync's file, stat -f): on a local cluster, that cluster's own
+CONTAINER_DATA = "/var/lib/postgresql/data"
 
 
 class LocalServer(Server):
@@ -85,9 +87,12 @@ class LocalServer(Server):
 
     def _client_exec(self, cmd: list[str], env: dict[str, str]) -> tuple[int, str]:
         """This machine's program; the socket directory in PGHOST, not on the command line that
-        the run records (it differs from run to run)."""
-        result = self.client.exec_run(cmd, environment=env | {"PGHOST": str(self.sockets)})
-        return result.exit_code, result.output.decode(errors="replace")
+        the run records (it differs from run to run); a container's data directory named in
+        the command is this cluster's, and its output names the container's again."""
+        here = str(self.data)
+        result = self.client.exec_run([a.replace(CONTAINER_DATA, here) for a in cmd],
+                                      environment=env | {"PGHOST": str(self.sockets)})
+        return result.exit_code, result.output.decode(errors="replace").replace(here, CONTAINER_DATA)
 
     def setting_rows(self) -> dict[str, str]:
         return {k: v for k, v in super().setting_rows().items() if k not in REACHED_BY}
@@ -334,59 +339,12 @@ class LocalLab(Lab):
             self.client.close()
             self.servers.clear()
 
+    def redacted(self, value: str) -> str:
+        """A recorded value without the password or the lab's socket directory (a standby's
+        primary_conninfo names it), which differs from run to run and would split every pool."""
+        return without_password(value).replace(str(self.sockets), "<sockets>")
+
     def provenance(self) -> dict[str, Any]:
         """Which binaries the clusters ran, and where they came from."""
         return {"binaries": {"bindir": str(self.binaries.bindir), "version": self.binaries.version,
                              "source": self.binaries.source}}
-
-
-def stop_clusters(directory: Path) -> None:
-    """Stop each cluster under a lab's directory by its own postmaster.pid (fast shutdown),
-    where that pid still runs this cluster's postmaster; then anything else still working
-    there (an initdb, a postmaster not yet past writing its pid file, after a SIGKILL): its
-    arguments name the directory, which is this run's alone. Waited for."""
-    def working() -> list[int]:
-        inside = f"{directory}/"
-        return [pid for pid, _, _, args in processes() if any(a.startswith(inside) for a in args)]
-    for pidfile in directory.glob("*/data/postmaster.pid"):
-        try:
-            pid = int(pidfile.read_text().split("\n", 1)[0])
-        except (OSError, ValueError):
-            continue
-        if pid in working():  # not a process that took the pid since
-            _interrupt(pid)
-    for pid in working():
-        _interrupt(pid)  # fast shutdown; an initdb removes what it made
-    until(lambda: not working(), STOP_TIMEOUT_S,
-          f"the programs of {directory} did not stop within {STOP_TIMEOUT_S} s", 0.05)
-
-
-def _interrupt(pid: int) -> None:
-    try:
-        os.kill(pid, signal.SIGINT)
-    except ProcessLookupError:
-        pass
-    except PermissionError:
-        raise ReproError(f"process {pid} of a local cluster is another user's to stop") from None
-
-
-def leftovers() -> list[Path]:
-    """Lab directories whose run has ended (its pid in the marker runs no more)."""
-    found = []
-    for marker in Path(tempfile.gettempdir()).glob(f"{PREFIX}*/{MARKER}"):
-        try:
-            pid = int(marker.read_text().strip())
-        except (OSError, ValueError):
-            continue  # not this user's to read
-        if not Path(f"/proc/{pid}").exists():
-            found.append(marker.parent)
-    return found
-
-
-def clean() -> list[Path]:
-    """Stop and remove what killed local runs left (`repro clean`)."""
-    gone = leftovers()
-    for directory in gone:
-        stop_clusters(directory)
-        shutil.rmtree(directory)
-    return gone

@@ -35,7 +35,7 @@ from .binaries import binaries, host as this_host
 
 # What runs on local clusters so far (#71): the other chapters need servers that reach each
 # other by name, strace, the engine's CPU count, or commands meant for a container's files.
-LOCAL_CHAPTERS = ("auto_explain", "fulltext", "parallel")
+LOCAL_CHAPTERS = ("auto_explain", "fulltext", "parallel", "replication", "windows_linux")
 
 
 def check_scale(chapter: Chapter, scale: str) -> dict[str, Any]:
@@ -203,7 +203,7 @@ def run(chapter: Chapter, scale: str = "default", major: float = majors.DEFAULT_
                                      f"stopped: {why}") from exc
             servers = [provenance.server(s) | ({"cluster": s.placement()} if server else
                                                {"container": host_config(s.docker)} if s.image else {})
-                       | use_of(s, provenance.redacted) for s in lab.servers]
+                       | use_of(s, lab.redacted if server else provenance.redacted) for s in lab.servers]
             container = next((s for s in lab.servers if s.image is not None), None)
             host = _host(server, local, container)
             client_side = lab.provenance() if isinstance(lab, (ExistingLab, local_clusters.LocalLab)) else {}
