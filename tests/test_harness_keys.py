@@ -18,7 +18,7 @@ HARNESS = {"repro.lab.harness:"} | {f"repro.lab.harness.{unit}" for unit in (
     "connections:", "connections:Endpoint", "connections:Endpoint._client_exec", "connections:Endpoint._connect",
     "connections:Endpoint.conninfo", "connections:Endpoint.docker", "connections:Endpoint.put_file",
     "connections:Endpoint.run", "connections:InContainer", "connections:InContainer.__init__",
-    "connections:InContainer._exec", "connections:InContainer._start_again", "connections:InContainer.conninfo",
+    "connections:InContainer._exec", "connections:InContainer.peer_conninfo", "connections:InContainer._start_again", "connections:InContainer.conninfo",
     "connections:InContainer.docker", "connections:InContainer.wait_ready", "connections:InContainer._name",
     "connections:InContainer._last_lines", "connections:STARTED_WITH", "connections:Endpoint.client_runs",
     "connections:use_of", "connections:Endpoint.reloads", "connections:_counted",
