@@ -19,6 +19,7 @@ whole (fingerprint.LOCAL_LAB).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -37,10 +38,10 @@ from .harness import images
 from .harness.connections import STARTED_WITH
 from .harness.containers import DB, USER
 from .harness.waiting import until
-from .binaries import Binaries, as_owner, binaries, owner, processes
+from .binaries import Binaries, as_owner, binaries, owner, processes, usable_cpus
 from .local_client import LocalClient
 from .local_cleanup import MARKER, PREFIX, STOP_TIMEOUT_S, stop_clusters
-from .provenance import redacted as without_password
+from .provenance import redacted as password_redacted
 from .servers import Lab, Server, fixed_settings
 
 FIRST_PORT = 50000  # names each cluster's socket (.s.PGSQL.<port>); nothing listens on TCP
@@ -51,6 +52,7 @@ REACHED_BY = ("port", "listen_addresses", "unix_socket_directories")
 # a container's data directory (the images' PGDATA), which chapters name in client commands
 # (pg_test_fsync's file, stat -f): on a local cluster, that cluster's own
 CONTAINER_DATA = "/var/lib/postgresql/data"
+CONTAINER_PATH = re.compile(re.escape(CONTAINER_DATA) + r"(?![\w.-])")  # that directory, or a path in it
 
 
 class LocalServer(Server):
@@ -73,6 +75,7 @@ class LocalServer(Server):
         self.client = client
         self.starts: list[dict[str, str]] = []  # what the server was started with, at each start
         self.process: subprocess.Popen | None = None
+        self.cpu: int | None = None  # the one CPU the cluster and its client programs run on (confine)
 
     def conninfo(self, dbname: str = DB) -> str:
         """Through the lab's socket directory (no password: only the clusters' user enters it)."""
@@ -86,12 +89,16 @@ class LocalServer(Server):
         return ["-p", str(self.port), "-U", USER, DB]
 
     def _client_exec(self, cmd: list[str], env: dict[str, str]) -> tuple[int, str]:
-        """This machine's program; the socket directory in PGHOST, not on the command line that
+        """This machine's program, on the cluster's CPU once confined (as in a container, where
+        it runs beside its server); the socket directory in PGHOST, not on the command line that
         the run records (it differs from run to run); a container's data directory named in
         the command is this cluster's, and its output names the container's again."""
         here = str(self.data)
-        result = self.client.exec_run([a.replace(CONTAINER_DATA, here) for a in cmd],
-                                      environment=env | {"PGHOST": str(self.sockets)})
+        cmd = [CONTAINER_PATH.sub(here, a) for a in cmd]
+        if self.cpu is not None:
+            cmd = ["taskset", "-c", str(self.cpu), shutil.which(cmd[0], path=str(self.binaries.bindir)) or cmd[0],
+                   *cmd[1:]]
+        result = self.client.exec_run(cmd, environment=env | {"PGHOST": str(self.sockets)})
         return result.exit_code, result.output.decode(errors="replace").replace(here, CONTAINER_DATA)
 
     def setting_rows(self) -> dict[str, str]:
@@ -117,7 +124,8 @@ class LocalServer(Server):
         """Start the postmaster in a session of its own (a Ctrl-C at the terminal reaches the
         run, which stops it), its log in the cluster's directory."""
         log = open(self.data.parent / "log", "ab")
-        self.process = subprocess.Popen(as_owner(self.command), stdout=log, stderr=subprocess.STDOUT,
+        on_cpu = ["taskset", "-c", str(self.cpu)] if self.cpu is not None else []  # a restart keeps it
+        self.process = subprocess.Popen(on_cpu + as_owner(self.command), stdout=log, stderr=subprocess.STDOUT,
                                         stdin=subprocess.DEVNULL, start_new_session=True)
         log.close()
 
@@ -172,19 +180,31 @@ class LocalServer(Server):
                 raise ReproError(f"could not bind process {pid} to CPU {cpu}: {exc}") from None
 
     def confine(self, cpu: int) -> None:
-        """Run the whole cluster on one CPU: the postmaster and the processes it has started
-        (every server process is its child); those it starts later inherit its CPU."""
+        """Run the whole cluster on one CPU, the `cpu`-th this run may use: the postmaster first,
+        then the processes it has started (every server process is its child; those it starts
+        later inherit its CPU), at each later start too, and its client programs."""
         if self.process is None:
             raise ReproError(f"server {self._name()} is not running")
-        postmaster = self.process.pid
-        self.pin(cpu, pids=[postmaster, *(p for p, _, parent, _ in processes() if parent == postmaster)])
+        self.cpu = usable_cpus()[cpu]
+        self.pin(self.cpu, pids=[self.process.pid])
+        self.pin(self.cpu, pids=self._children())
 
-    def placement(self) -> dict[str, str]:
-        """The CPUs the postmaster may run on (confine's), recorded with the run for the pool's
-        guard as a container's cpuset is (pooling.recorded)."""
+    def placement(self) -> dict[str, str | None]:
+        """Every CPU the cluster's processes may run on, recorded with the run for the pool's
+        guard as a container's cpuset is (pooling.recorded); None once the server has stopped."""
         if self.process is None or self.process.poll() is not None:
-            return {}
-        return {"cpus": ",".join(map(str, sorted(os.sched_getaffinity(self.process.pid))))}
+            return {"cpus": None}
+        cpus: set[int] = set()
+        for pid in [self.process.pid, *self._children()]:
+            try:
+                cpus |= os.sched_getaffinity(pid)
+            except ProcessLookupError:
+                pass  # a backend that has just ended
+        return {"cpus": ",".join(map(str, sorted(cpus)))}
+
+    def _children(self) -> list[int]:
+        postmaster = self.process.pid if self.process else -1
+        return [pid for pid, _, parent, _ in processes() if parent == postmaster]
 
     def _name(self) -> str:
         return self.alias or str(self.data.parent.name)
@@ -342,7 +362,7 @@ class LocalLab(Lab):
     def redacted(self, value: str) -> str:
         """A recorded value without the password or the lab's socket directory (a standby's
         primary_conninfo names it), which differs from run to run and would split every pool."""
-        return without_password(value).replace(str(self.sockets), "<sockets>")
+        return password_redacted(value).replace(str(self.sockets), "<sockets>")
 
     def provenance(self) -> dict[str, Any]:
         """Which binaries the clusters ran, and where they came from."""

@@ -2,7 +2,6 @@
 write its result document."""
 from __future__ import annotations
 
-import os
 import time
 from contextlib import nullcontext
 from datetime import datetime, timezone
@@ -30,11 +29,12 @@ from .servers import Lab
 from .existing import ExistingLab, host as client_host
 from .local_client import LocalClient, client_for
 from . import local as local_clusters
-from .binaries import binaries, host as this_host
+from .binaries import binaries, host as this_host, usable_cpus
 
 
 # What runs on local clusters so far (#71): the other chapters need servers that reach each
-# other by name, strace, the engine's CPU count, or commands meant for a container's files.
+# other by name (fdw), strace (eic, semaphores), servers of another major (partitions,
+# semaphores), or their own CPU accounting (wait_events).
 LOCAL_CHAPTERS = ("auto_explain", "fulltext", "parallel", "replication", "windows_linux")
 
 
@@ -151,7 +151,7 @@ def run(chapter: Chapter, scale: str = "default", major: float = majors.DEFAULT_
     doc: dict[str, Any] = {"chapter": chapter.name, "format": results.FORMAT, "key": key,
                            "major": major, "scale": scale, "scale_params": params}
     # an existing server's CPU count: declared or unknown; local clusters': this machine's
-    cpus = server_cpus if dsn else os.cpu_count() if server else engine.info().get("NCPU")
+    cpus = server_cpus if dsn else len(usable_cpus()) if server else engine.info().get("NCPU")
     features = extensions(dsn) if dsn else image.features
     env = Environment(major, cpus, features, {}, external=dsn is not None)
     unmet = [r.reason(env) for r in chapter.requires if not r.met(env)]
