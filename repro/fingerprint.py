@@ -123,7 +123,7 @@ def reached(experiment: Path, existing: bool = False) -> dict[str, str]:
     return reach.reached(experiment, existing)
 
 
-LOCAL_LAB = ("local.py", "binaries.py")  # repro/lab/: the local clusters' servers (--server local)
+LOCAL_LAB = ("local.py", "local_context.py", "binaries.py")  # repro/lab/: the local clusters' servers (--server local)
 
 
 def experiment(package: Path, params: dict[str, Any] | None, target: str = "container") -> str:

@@ -62,15 +62,15 @@ def role(server: dict[str, Any]) -> str:
 
 def recorded(doc: dict[str, Any]) -> dict[str, Any]:
     """What a run recorded of how it ran, field by field, for the pool's guard (the pyperf
-    rule), each server's by its role: its container (shared memory, CPUs, capabilities), the
-    settings it was started with at each start (which ones, and each one's values), the
-    values reloads set (ALTER SYSTEM, per condition), the client programs run against it
-    (where they connected, their session settings); and where the client programs ran beside
-    an existing server."""
+    rule), each server's by its role: its container (shared memory, CPUs, capabilities) or its
+    local cluster (CPUs), the settings it was started with at each start (which ones, and each
+    one's values), the values reloads set (ALTER SYSTEM, per condition), the client programs
+    run against it (where they connected, their session settings); and where the client
+    programs ran beside an existing server."""
     fields: dict[str, Any] = {}
     for server in doc["provenance"]["servers"]:
         of = role(server)
-        for name, value in (server.get("container") or {}).items():
+        for name, value in (server.get("container") or server.get("cluster") or {}).items():
             fields[f"{name} of {of}"] = value
         if "starts" in server:
             values: dict[str, set[str]] = {}

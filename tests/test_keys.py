@@ -209,16 +209,18 @@ def test_the_existing_server_code_enters_no_container_key_and_every_dsn_key(tree
 
 
 def test_the_local_clusters_code_enters_no_container_or_dsn_key_and_every_local_key(tree: Path) -> None:
-    """On local clusters (--server local) the lab runs lab/local.py and lab/binaries.py, which
-    no experiment imports: editing them changes no key of the containers or of an existing
-    server, and every local key; a local key is neither of those."""
+    """On local clusters (--server local) the lab runs lab/local.py, lab/local_context.py and
+    lab/binaries.py, which no experiment imports: editing any of them changes no key of the
+    containers or of an existing server, and every local key; a local key is neither of those."""
     local = "local:AMD EPYC x2"
     before, before_dsn, before_local = keys(tree), keys(tree, DSN), keys(tree, local)
     assert all(before_local[n] not in (before[n], before_dsn[n]) for n in CHAPTERS)
-    add_statement(tree, "repro.lab.local:LocalServer.restart")
-    add_statement(tree, "repro.lab.binaries:binaries")
-    assert keys(tree) == before and keys(tree, DSN) == before_dsn
-    assert all(keys(tree, local)[n] != before_local[n] for n in CHAPTERS)
+    for unit in ("local:LocalServer.restart", "binaries:binaries", "local_context:LocalRunContext.engine_cpus"):
+        add_statement(tree, f"repro.lab.{unit}")
+        assert keys(tree) == before and keys(tree, DSN) == before_dsn, unit
+        edited = keys(tree, local)
+        assert all(edited[n] != before_local[n] for n in CHAPTERS), unit
+        before_local = edited
 
 
 def test_a_lab_function_no_chapter_reaches_enters_no_key(tree: Path) -> None:

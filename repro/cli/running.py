@@ -147,11 +147,11 @@ def add_clean(sub: Commands) -> None:
 def cmd_clean(args: argparse.Namespace) -> int:
     """Remove what killed runs left; refuse while a run holds the engine (it owns its own).
     Local clusters first, which need no engine: those whose run's pid runs no more."""
-    from ..lab import local
+    from ..lab import local_cleanup
     from ..lab.harness import images
     from ..lab.runlock import engine_lock
     from ..lab.harness.containers import leftovers
-    for directory in local.clean():
+    for directory in local_cleanup.clean():
         print(f"stopped and removed the local clusters of {directory}")
     try:
         images.client()

@@ -125,9 +125,15 @@ def processes() -> list[tuple[int, str, int, list[str]]]:
     return found
 
 
+def usable_cpus() -> list[int]:
+    """The CPUs this run may use, in order: the machine's, or fewer where a taskset or a
+    cgroup narrowed them (local clusters run on these)."""
+    return sorted(os.sched_getaffinity(0))
+
+
 def host() -> dict[str, Any]:
     """This machine, where the clusters ran."""
-    return {**this_machine(), "engine_cpus": os.cpu_count(), "kernel": platform.release(),
+    return {**this_machine(), "engine_cpus": len(usable_cpus()), "kernel": platform.release(),
             "os": platform.platform(), "docker_host": None, "server": "local",
             "memory_gib": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 1024**3, 1)}
 

@@ -9,16 +9,17 @@ the `postgres` user (PostgreSQL refuses to run as root); the run reaches them as
 
 Nothing stays: the lab stops every postmaster and removes its directory on exit, also after
 an error or a signal (the Lab's handling). A lab's directory carries a marker file
-(`MARKER`) with the run's pid, so that `repro clean` finds what a killed run left and stops
-each cluster by its own postmaster.pid, never by a process's name.
+(`MARKER`) with the run's pid, so that `repro clean` finds what a killed run left
+(local_cleanup.py) and stops each cluster by its own postmaster.pid, never by a process's name.
 
 Only runs on this target execute this module: containers' keys do not reach it (the runner
-imports it, no experiment does); a local run's key adds it and binaries.py whole
-(fingerprint.experiment).
+imports it, no experiment does); a local run's key adds it, local_context.py and binaries.py
+whole (fingerprint.LOCAL_LAB).
 """
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -37,18 +38,22 @@ from .harness import images
 from .harness.connections import STARTED_WITH
 from .harness.containers import DB, USER
 from .harness.waiting import until
-from .binaries import Binaries, as_owner, binaries, owner, processes
+from .binaries import Binaries, as_owner, binaries, owner, processes, usable_cpus
 from .local_client import LocalClient
+from .local_cleanup import MARKER, PREFIX, STOP_TIMEOUT_S, stop_clusters
+from .provenance import redacted as password_redacted
 from .servers import Lab, Server, fixed_settings
 
-PREFIX = "repro-local-"  # a lab's directory in the machine's temporary directory
-MARKER = "repro-local-run"  # in a lab's directory: the pid of the run that made it
 FIRST_PORT = 50000  # names each cluster's socket (.s.PGSQL.<port>); nothing listens on TCP
-STOP_TIMEOUT_S = 60
 # how the lab reaches a cluster, set last on its command line (a chapter's listen_addresses
 # cannot open a TCP port), and left out of what the run records: the paths and ports differ
 # from run to run, and would keep every run out of the others' pool
 REACHED_BY = ("port", "listen_addresses", "unix_socket_directories")
+SOCKETS = "<sockets>"  # the lab's socket directory, where a recorded value names it
+# a container's data directory (the images' PGDATA), which chapters name in client commands
+# (pg_test_fsync's file, stat -f): on a local cluster, that cluster's own
+CONTAINER_DATA = "/var/lib/postgresql/data"
+CONTAINER_PATH = re.compile(re.escape(CONTAINER_DATA) + r"(?![\w.-])")  # that directory, or a path in it
 
 
 class LocalServer(Server):
@@ -71,6 +76,7 @@ class LocalServer(Server):
         self.client = client
         self.starts: list[dict[str, str]] = []  # what the server was started with, at each start
         self.process: subprocess.Popen | None = None
+        self.cpu: int | None = None  # the one CPU the cluster and its client programs run on (confine)
 
     def conninfo(self, dbname: str = DB) -> str:
         """Through the lab's socket directory (no password: only the clusters' user enters it)."""
@@ -84,13 +90,23 @@ class LocalServer(Server):
         return ["-p", str(self.port), "-U", USER, DB]
 
     def _client_exec(self, cmd: list[str], env: dict[str, str]) -> tuple[int, str]:
-        """This machine's program; the socket directory in PGHOST, not on the command line that
-        the run records (it differs from run to run)."""
+        """This machine's program, on the cluster's CPU once confined (as in a container, where
+        it runs beside its server); the socket directory in PGHOST, not on the command line that
+        the run records (it differs from run to run); a container's data directory named in
+        the command is this cluster's, and its output names the container's again."""
+        here = str(self.data)
+        cmd = [CONTAINER_PATH.sub(here, a) for a in cmd]
+        if self.cpu is not None:
+            cmd = ["taskset", "-c", str(self.cpu), shutil.which(cmd[0], path=str(self.binaries.bindir)) or cmd[0],
+                   *cmd[1:]]
         result = self.client.exec_run(cmd, environment=env | {"PGHOST": str(self.sockets)})
-        return result.exit_code, result.output.decode(errors="replace")
+        return result.exit_code, result.output.decode(errors="replace").replace(here, CONTAINER_DATA)
 
     def setting_rows(self) -> dict[str, str]:
-        return {k: v for k, v in super().setting_rows().items() if k not in REACHED_BY}
+        """As recorded: without how the lab reaches the cluster (a standby's primary_conninfo
+        names the socket directory, which differs from run to run)."""
+        return {k: v.replace(str(self.sockets), SOCKETS) for k, v in super().setting_rows().items()
+                if k not in REACHED_BY}
 
     @property
     def docker(self) -> Any:
@@ -112,7 +128,8 @@ class LocalServer(Server):
         """Start the postmaster in a session of its own (a Ctrl-C at the terminal reaches the
         run, which stops it), its log in the cluster's directory."""
         log = open(self.data.parent / "log", "ab")
-        self.process = subprocess.Popen(as_owner(self.command), stdout=log, stderr=subprocess.STDOUT,
+        on_cpu = ["taskset", "-c", str(self.cpu)] if self.cpu is not None else []  # a restart keeps it
+        self.process = subprocess.Popen(on_cpu + as_owner(self.command), stdout=log, stderr=subprocess.STDOUT,
                                         stdin=subprocess.DEVNULL, start_new_session=True)
         log.close()
 
@@ -167,12 +184,31 @@ class LocalServer(Server):
                 raise ReproError(f"could not bind process {pid} to CPU {cpu}: {exc}") from None
 
     def confine(self, cpu: int) -> None:
-        """Run the whole cluster on one CPU: the postmaster and the processes it has started
-        (every server process is its child); those it starts later inherit its CPU."""
+        """Run the whole cluster on one CPU, the `cpu`-th this run may use: the postmaster first,
+        then the processes it has started (every server process is its child; those it starts
+        later inherit its CPU), at each later start too, and its client programs."""
         if self.process is None:
             raise ReproError(f"server {self._name()} is not running")
-        postmaster = self.process.pid
-        self.pin(cpu, pids=[postmaster, *(p for p, _, parent, _ in processes() if parent == postmaster)])
+        self.cpu = usable_cpus()[cpu]
+        self.pin(self.cpu, pids=[self.process.pid])
+        self.pin(self.cpu, pids=self._children())
+
+    def placement(self) -> dict[str, str | None]:
+        """Every CPU the cluster's processes may run on, recorded with the run for the pool's
+        guard as a container's cpuset is (pooling.recorded); None once the server has stopped."""
+        if self.process is None or self.process.poll() is not None:
+            return {"cpus": None}
+        cpus: set[int] = set()
+        for pid in [self.process.pid, *self._children()]:
+            try:
+                cpus |= os.sched_getaffinity(pid)
+            except ProcessLookupError:
+                pass  # a backend that has just ended
+        return {"cpus": ",".join(map(str, sorted(cpus)))}
+
+    def _children(self) -> list[int]:
+        postmaster = self.process.pid if self.process else -1
+        return [pid for pid, _, parent, _ in processes() if parent == postmaster]
 
     def _name(self) -> str:
         return self.alias or str(self.data.parent.name)
@@ -327,59 +363,12 @@ class LocalLab(Lab):
             self.client.close()
             self.servers.clear()
 
+    def redacted(self, value: str) -> str:
+        """A recorded value without the password or the lab's socket directory (a standby's
+        primary_conninfo names it), which differs from run to run and would split every pool."""
+        return password_redacted(value).replace(str(self.sockets), SOCKETS)
+
     def provenance(self) -> dict[str, Any]:
         """Which binaries the clusters ran, and where they came from."""
         return {"binaries": {"bindir": str(self.binaries.bindir), "version": self.binaries.version,
                              "source": self.binaries.source}}
-
-
-def stop_clusters(directory: Path) -> None:
-    """Stop each cluster under a lab's directory by its own postmaster.pid (fast shutdown),
-    where that pid still runs this cluster's postmaster; then anything else still working
-    there (an initdb, a postmaster not yet past writing its pid file, after a SIGKILL): its
-    arguments name the directory, which is this run's alone. Waited for."""
-    def working() -> list[int]:
-        inside = f"{directory}/"
-        return [pid for pid, _, _, args in processes() if any(a.startswith(inside) for a in args)]
-    for pidfile in directory.glob("*/data/postmaster.pid"):
-        try:
-            pid = int(pidfile.read_text().split("\n", 1)[0])
-        except (OSError, ValueError):
-            continue
-        if pid in working():  # not a process that took the pid since
-            _interrupt(pid)
-    for pid in working():
-        _interrupt(pid)  # fast shutdown; an initdb removes what it made
-    until(lambda: not working(), STOP_TIMEOUT_S,
-          f"the programs of {directory} did not stop within {STOP_TIMEOUT_S} s", 0.05)
-
-
-def _interrupt(pid: int) -> None:
-    try:
-        os.kill(pid, signal.SIGINT)
-    except ProcessLookupError:
-        pass
-    except PermissionError:
-        raise ReproError(f"process {pid} of a local cluster is another user's to stop") from None
-
-
-def leftovers() -> list[Path]:
-    """Lab directories whose run has ended (its pid in the marker runs no more)."""
-    found = []
-    for marker in Path(tempfile.gettempdir()).glob(f"{PREFIX}*/{MARKER}"):
-        try:
-            pid = int(marker.read_text().strip())
-        except (OSError, ValueError):
-            continue  # not this user's to read
-        if not Path(f"/proc/{pid}").exists():
-            found.append(marker.parent)
-    return found
-
-
-def clean() -> list[Path]:
-    """Stop and remove what killed local runs left (`repro clean`)."""
-    gone = leftovers()
-    for directory in gone:
-        stop_clusters(directory)
-        shutil.rmtree(directory)
-    return gone

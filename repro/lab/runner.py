@@ -2,7 +2,6 @@
 write its result document."""
 from __future__ import annotations
 
-import os
 import time
 from contextlib import nullcontext
 from datetime import datetime, timezone
@@ -22,6 +21,7 @@ from .harness.connections import use_of
 from .harness.containers import host_config
 from .harness.progress import Progress
 from .context import RunContext
+from .local_context import LocalRunContext
 from .measure import decidable
 from .runlock import engine_lock
 from .existing import check_dsn, extensions, without_password
@@ -29,12 +29,14 @@ from .servers import Lab
 from .existing import ExistingLab, host as client_host
 from .local_client import LocalClient, client_for
 from . import local as local_clusters
-from .binaries import binaries, host as this_host
+from .binaries import binaries, host as this_host, usable_cpus
 
 
 # What runs on local clusters so far (#71): the other chapters need servers that reach each
-# other by name, strace, the engine's CPU count, or commands meant for a container's files.
-LOCAL_CHAPTERS = ("auto_explain", "parallel")
+# other by name (fdw), strace (eic, semaphores), servers of another major (partitions,
+# semaphores), their own CPU accounting (wait_events), or the features of the run's binaries
+# rather than of an image (fulltext's index kinds: through ctx.has, which moves its key).
+LOCAL_CHAPTERS = ("auto_explain", "parallel", "replication", "windows_linux")
 
 
 def check_scale(chapter: Chapter, scale: str) -> dict[str, Any]:
@@ -150,7 +152,7 @@ def run(chapter: Chapter, scale: str = "default", major: float = majors.DEFAULT_
     doc: dict[str, Any] = {"chapter": chapter.name, "format": results.FORMAT, "key": key,
                            "major": major, "scale": scale, "scale_params": params}
     # an existing server's CPU count: declared or unknown; local clusters': this machine's
-    cpus = server_cpus if dsn else os.cpu_count() if server else engine.info().get("NCPU")
+    cpus = server_cpus if dsn else len(usable_cpus()) if server else engine.info().get("NCPU")
     features = extensions(dsn) if dsn else image.features
     env = Environment(major, cpus, features, {}, external=dsn is not None)
     unmet = [r.reason(env) for r in chapter.requires if not r.met(env)]
@@ -191,7 +193,7 @@ def run(chapter: Chapter, scale: str = "default", major: float = majors.DEFAULT_
                            Environment(major, cpus, features, raw, external=dsn is not None))
                 return decidable(chapter.findings, current, history, extra)
 
-            ctx = RunContext(chapter, params, lab, progress, dsn, decide, major)
+            ctx = (LocalRunContext if server else RunContext)(chapter, params, lab, progress, dsn, decide, major)
             try:
                 experiment.run(ctx)
             except Exception as exc:  # the Lab still removes every container on the way out
@@ -200,8 +202,9 @@ def run(chapter: Chapter, scale: str = "default", major: float = majors.DEFAULT_
                     why = f"{type(exc).__name__}: {why}".rstrip(": ")
                 raise ChapterStopped(f"{chapter.name} on PostgreSQL {majors.name(major)} "
                                      f"stopped: {why}") from exc
-            servers = [provenance.server(s) | ({"container": host_config(s.docker)} if s.image and not server else {})
-                       | use_of(s, provenance.redacted) for s in lab.servers]
+            servers = [provenance.server(s) | ({"cluster": s.placement()} if server else
+                                               {"container": host_config(s.docker)} if s.image else {})
+                       | use_of(s, lab.redacted if server else provenance.redacted) for s in lab.servers]
             container = next((s for s in lab.servers if s.image is not None), None)
             host = _host(server, local, container)
             client_side = lab.provenance() if isinstance(lab, (ExistingLab, local_clusters.LocalLab)) else {}

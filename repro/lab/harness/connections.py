@@ -170,7 +170,7 @@ def use_of(server: Endpoint, redact: Callable[[str], str]) -> dict[str, Any]:
     """How the run used a server, recorded with it for the pool's guard (pooling.recorded):
     what it was started with and what reloads set, each distinct set once with how many starts
     (reloads) had it, in order (`redact` takes a password out of a value, e.g. a standby's
-    primary_conninfo); and each kind of client program run against it, with how many times it
+    primary_conninfo, and what differs from run to run, e.g. a local lab's socket directory); and each kind of client program run against it, with how many times it
     ran."""
     starts = _counted(getattr(server, "starts", []), redact, "starts")
     reloads = _counted(server.reloads, redact, "reloads")
