@@ -5,11 +5,8 @@ restart with settings, stream to a standby, and leave nothing: not after the lab
 not after a SIGTERM, and after a SIGKILL not once `repro clean` has run.
 
 The chapters' runs here judge nothing of this machine: they show that each chapter runs and
-judges where a container would. auto_explain runs alone (pgbench -r's per-statement times
-read short when another process shares pgbench's CPU: README, "Measure on a quiet
-machine"); the others go side by side, each with a lock of its own, while the tests hold the
-machine's lock: no other run measures beside them, and they take about as long as the
-longest of them, not the sum."""
+judges where a container would. auto_explain runs alone; the others go in the session's
+block of runs side by side (tests/unjudged.py)."""
 from __future__ import annotations
 
 import json
@@ -25,23 +22,13 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from existing_server import binaries as debian_binaries
 from repro.lab import local_cleanup, runner
 from repro.lab.local import LocalLab
 from repro.lab.runlock import engine_lock
 from repro.results import ROOT
+from unjudged import ALONE, LOCAL, LOCAL_RUNS, NO_ENGINE, Block, Done, debian_major, local_run
 
-NO_ENGINE = "unix:///nonexistent"
-
-
-def _debian_major() -> int:
-    """Debian's server on this machine (bookworm's 15), installed first where it is missing."""
-    if debian_binaries() is None:
-        subprocess.run([str(ROOT / "scripts" / "install-system.sh"), "postgresql"], check=True)
-    return int(debian_binaries().parent.name)  # type: ignore[union-attr]
-
-
-MAJOR = _debian_major()
+MAJOR = debian_major()
 
 
 @pytest.fixture
@@ -146,41 +133,25 @@ def test_a_run_stopped_mid_way_leaves_nothing_once_clean_has_run(sig: signal.Sig
 NOT_HERE = ("pg_bigm", "pgroonga", "pg_wait_sampling", "CPUs", "full scale")
 
 
-ALONE = ("auto_explain",)  # its numbers do not stand another process on pgbench's CPU
-
-
 @pytest.fixture(scope="module")
-def chapter_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[int, str, Path]]:
-    """(exit status, stderr, results directory) of each chapter's tiny run on local clusters:
-    those of ALONE one after the other, then the rest side by side, each with a run lock of
-    its own (XDG_RUNTIME_DIR), under the machine's lock."""
+def chapter_runs(unjudged_runs: Block, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Done]:
+    """Each chapter's tiny run on local clusters: those of ALONE here, one after the other
+    under the machine's lock, the others in the session's block of runs side by side."""
     root = tmp_path_factory.mktemp("local-runs")
-
-    def run(name: str) -> tuple[int, str, Path]:
-        results, runtime = root / name, root / f"{name}-runtime"
-        runtime.mkdir(mode=0o700)
-        proc = _run(results, "run", name, "--server", "local", "--pg", str(MAJOR), "--scale", "tiny",
-                    XDG_RUNTIME_DIR=str(runtime))
-        _, err = proc.communicate(timeout=600)
-        return proc.returncode, err, results
-
     with engine_lock("the local clusters' chapter tests", wait=True, machine=True):
-        done = {name: run(name) for name in runner.LOCAL_CHAPTERS if name in ALONE}
-        beside = [name for name in runner.LOCAL_CHAPTERS if name not in ALONE]
-        with ThreadPoolExecutor(len(beside)) as pool:
-            done |= dict(zip(beside, pool.map(run, beside)))
-    return done
+        done = {name: local_run(name, root) for name in runner.LOCAL_CHAPTERS if name in ALONE}
+    return done | {name: unjudged_runs.done[name, LOCAL] for name, _ in LOCAL_RUNS}
 
 
 @pytest.mark.parametrize("name", runner.LOCAL_CHAPTERS)
 def test_a_chapter_runs_on_local_clusters_with_no_engine_and_says_where(
-        name: str, chapter_runs: dict[str, tuple[int, str, Path]]) -> None:
+        name: str, chapter_runs: dict[str, Done]) -> None:
     """Each chapter that runs on local clusters, at tiny scale: exit 0, the result on the
     local target with the binaries and this machine recorded, nothing of the lab's directory
     in it (a standby's primary_conninfo names the socket directory), and every finding judged
     but for the reasons a container on this machine has too (NOT_HERE)."""
-    status, err, results = chapter_runs[name]
-    assert status == 0, err[-2000:]
+    run, results = chapter_runs[name]
+    assert run.returncode == 0, run.stderr[-2000:]
     [path] = list((results / name).glob(f"pg{MAJOR}-tiny-local-*.json"))
     assert local_cleanup.PREFIX not in path.read_text()
     doc = json.loads(path.read_text())
