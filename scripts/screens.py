@@ -38,7 +38,7 @@ def shoot(browser: Browser, base: str, lang: str, width: int, height: int) -> li
     page = browser.new_page(viewport={"width": width, "height": height})
     taken = []
     for name, path in PAGES.items():
-        page.goto(f"{base}/{lang}/{path}", wait_until="networkidle")
+        page.goto(f"{base}/{lang}/{path}", wait_until="load")
         taken.append(OUT / f"{name}-{lang}-{width}.png")
         page.screenshot(path=str(taken[-1]))
         if name in WHOLE:

@@ -162,3 +162,14 @@ def unrecomputable_ratios(text: str) -> list[str]:
     rest = SAYS_WHAT.sub("", text[:pair.start()] + text[pair.end():])
     return [m.group(0) for m in NUMBER.finditer(rest)
             if original == 0 or float(m.group(0).replace(",", "").replace("±", "")) != round(ours / original, len(m.group(1) or ""))]
+
+
+@pytest.fixture(scope="session")
+def unjudged_runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """The session's runs whose numbers nobody judges, side by side in one block
+    (tests/unjudged.py): those of the tests collected only."""
+    import unjudged
+    wanted = {name for item in request.session.items for name in getattr(item, "fixturenames", ())}
+    with unjudged.block(tmp_path_factory.mktemp("unjudged"), roles="side_by_side" in wanted,
+                        local="chapter_runs" in wanted) as block:
+        yield block

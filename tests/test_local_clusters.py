@@ -2,7 +2,11 @@
 which the project's scripts install, with no Docker engine reachable (DOCKER_HOST points at
 nothing). A lab's clusters listen on no TCP port, sit in a directory only their user enters,
 restart with settings, stream to a standby, and leave nothing: not after the lab closes,
-not after a SIGTERM, and after a SIGKILL not once `repro clean` has run."""
+not after a SIGTERM, and after a SIGKILL not once `repro clean` has run.
+
+The chapters' runs here judge nothing of this machine: they show that each chapter runs and
+judges where a container would. auto_explain runs alone; the others go in the session's
+block of runs side by side (tests/unjudged.py)."""
 from __future__ import annotations
 
 import json
@@ -18,22 +22,13 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from existing_server import binaries as debian_binaries
 from repro.lab import local_cleanup, runner
 from repro.lab.local import LocalLab
+from repro.lab.runlock import engine_lock
 from repro.results import ROOT
+from unjudged import ALONE, LOCAL, LOCAL_RUNS, NO_ENGINE, Block, Done, debian_major, local_run
 
-NO_ENGINE = "unix:///nonexistent"
-
-
-def _debian_major() -> int:
-    """Debian's server on this machine (bookworm's 15), installed first where it is missing."""
-    if debian_binaries() is None:
-        subprocess.run([str(ROOT / "scripts" / "install-system.sh"), "postgresql"], check=True)
-    return int(debian_binaries().parent.name)  # type: ignore[union-attr]
-
-
-MAJOR = _debian_major()
+MAJOR = debian_major()
 
 
 @pytest.fixture
@@ -97,9 +92,9 @@ def test_a_local_lab_restarts_streams_and_leaves_nothing(no_engine: None) -> Non
     assert not directory.exists() and not _postmasters(directory)
 
 
-def _run(results: Path, *args: str) -> subprocess.Popen:
+def _run(results: Path, *args: str, **env_extra: str) -> subprocess.Popen:
     """`python -m repro ARGS` with no engine reachable, its results in `results`."""
-    env = {**os.environ, "DOCKER_HOST": NO_ENGINE, "REPRO_RESULTS": str(results)}
+    env = {**os.environ, "DOCKER_HOST": NO_ENGINE, "REPRO_RESULTS": str(results), **env_extra}
     return subprocess.Popen([sys.executable, "-m", "repro", *args], cwd=ROOT, env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
@@ -138,16 +133,26 @@ def test_a_run_stopped_mid_way_leaves_nothing_once_clean_has_run(sig: signal.Sig
 NOT_HERE = ("pg_bigm", "pgroonga", "pg_wait_sampling", "CPUs", "full scale")
 
 
+@pytest.fixture(scope="module")
+def chapter_runs(unjudged_runs: Block, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Done]:
+    """Each chapter's tiny run on local clusters: those of ALONE here, one after the other
+    under the machine's lock, the others in the session's block of runs side by side."""
+    root = tmp_path_factory.mktemp("local-runs")
+    with engine_lock("the local clusters' chapter tests", wait=True, machine=True):
+        done = {name: local_run(name, root) for name in runner.LOCAL_CHAPTERS if name in ALONE}
+    return done | {name: unjudged_runs.done[name, LOCAL] for name, _ in LOCAL_RUNS}
+
+
 @pytest.mark.parametrize("name", runner.LOCAL_CHAPTERS)
-def test_a_chapter_runs_on_local_clusters_with_no_engine_and_says_where(name: str, tmp_path: Path) -> None:
+def test_a_chapter_runs_on_local_clusters_with_no_engine_and_says_where(
+        name: str, chapter_runs: dict[str, Done]) -> None:
     """Each chapter that runs on local clusters, at tiny scale: exit 0, the result on the
     local target with the binaries and this machine recorded, nothing of the lab's directory
     in it (a standby's primary_conninfo names the socket directory), and every finding judged
     but for the reasons a container on this machine has too (NOT_HERE)."""
-    run = _run(tmp_path, "run", name, "--server", "local", "--pg", str(MAJOR), "--scale", "tiny")
-    out, err = run.communicate(timeout=600)
-    assert run.returncode == 0, err[-2000:]
-    [path] = list((tmp_path / name).glob(f"pg{MAJOR}-tiny-local-*.json"))
+    run, results = chapter_runs[name]
+    assert run.returncode == 0, run.stderr[-2000:]
+    [path] = list((results / name).glob(f"pg{MAJOR}-tiny-local-*.json"))
     assert local_cleanup.PREFIX not in path.read_text()
     doc = json.loads(path.read_text())
     assert doc["key"]["target"].startswith("local:") and doc["provenance"]["target"] == "local"

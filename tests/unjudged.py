@@ -1,0 +1,125 @@
+"""The runs of `make test` whose numbers nobody judges here, all side by side in one block per
+session: every chapter against the tests' own Debian server with a CREATEDB role, and
+auto_explain with its superuser (tests/test_existing_server_roles.py), and the chapters on
+local clusters of Debian's binaries that stand another process beside them
+(tests/test_local_clusters.py). Each run takes no lock that the others wait for (this
+machine's client programs take none; local clusters get a run lock of their own through
+XDG_RUNTIME_DIR), while the block holds the engine's: no run of another session measures
+beside them. The block takes about as long as its longest run, not the sum of fifteen; only
+the runs of the tests the session collected go in it."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from existing_server import SUPERUSER, ExistingServer, binaries, running
+from repro import registry
+from repro.lab import runner
+from repro.lab.runlock import engine_lock
+from repro.results import ROOT
+
+NO_ENGINE = "unix:///nonexistent"
+ROLE = "dba"  # CREATEDB, no superuser: what a managed service gives
+ROLE_RUNS = [(name, ROLE) for name in registry.names()] + [("auto_explain", SUPERUSER)]  # (chapter, role)
+LOCAL = "local"  # the "role" of a run on local clusters
+# on local clusters, one after the other outside the block: pgbench -r's per-statement times
+# read short when another process shares pgbench's CPU (README, "Measure on a quiet machine")
+ALONE = ("auto_explain",)
+LOCAL_RUNS = [(name, LOCAL) for name in runner.LOCAL_CHAPTERS if name not in ALONE]
+
+Done = tuple[subprocess.CompletedProcess, Path]  # the run, its results directory
+
+
+def repro(*args: str, env: dict[str, str], timeout: float = 900) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "repro", *args], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def debian_major() -> int:
+    """Debian's server on this machine (bookworm's 15), installed first where it is missing."""
+    if binaries() is None:
+        subprocess.run([str(ROOT / "scripts" / "install-system.sh"), "postgresql"], check=True)
+    return int(binaries().parent.name)  # type: ignore[union-attr]
+
+
+def role_env(s: ExistingServer, results: Path, **extra: str) -> dict[str, str]:
+    return {**os.environ, "REPRO_RESULTS": str(results), "PGPASSWORD": s.password, "DOCKER_HOST": NO_ENGINE,
+            **extra}
+
+
+def local_run(name: str, root: Path) -> Done:
+    """`repro run NAME --server local` at tiny scale with no engine reachable and a run lock
+    of its own."""
+    results, runtime = root / f"{name}-{LOCAL}", root / f"{name}-{LOCAL}-runtime"
+    runtime.mkdir(mode=0o700)
+    env = {**os.environ, "DOCKER_HOST": NO_ENGINE, "REPRO_RESULTS": str(results), "XDG_RUNTIME_DIR": str(runtime)}
+    return repro("run", name, "--server", LOCAL, "--pg", str(debian_major()), "--scale", "tiny",
+                 env=env, timeout=600), results
+
+
+def settings(s: ExistingServer) -> str:
+    return s.sql("SELECT name, setting, source FROM pg_settings ORDER BY name")
+
+
+def databases(s: ExistingServer) -> list[str]:
+    return s.sql("SELECT datname FROM pg_database ORDER BY 1").split()
+
+
+@contextmanager
+def _process_list() -> Iterator[list[str]]:
+    """`ps` of every process, sampled while the block runs."""
+    seen: list[str] = []
+    stop = threading.Event()
+
+    def sample() -> None:
+        while not stop.wait(0.2):
+            seen.append(subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout)
+    thread = threading.Thread(target=sample, daemon=True)
+    thread.start()
+    try:
+        yield seen
+    finally:
+        stop.set()
+        thread.join()
+
+
+@dataclass
+class Block:
+    """The block's runs by (chapter, role or LOCAL), the server the role runs went to, and
+    what that server and the process list showed around them."""
+
+    server: ExistingServer = field(repr=False)
+    done: dict[tuple[str, str], Done]
+    settings_kept: bool
+    databases_kept: bool
+    seen: list[str] = field(repr=False)
+
+
+@contextmanager
+def block(root: Path, roles: bool, local: bool) -> Iterator[Block]:
+    """Start the tests' Debian server with the CREATEDB role, run the block (the role runs
+    if `roles`, the local ones if `local`), and keep the server until the session ends."""
+    with running() as server:
+        server.sql(f"CREATE ROLE {ROLE} LOGIN CREATEDB PASSWORD '{server.password}'")
+        before, listed = settings(server), databases(server)
+
+        def run(item: tuple[str, str]) -> Done:
+            name, role = item
+            if role == LOCAL:
+                return local_run(name, root)
+            results = root / f"{name}-{role}"
+            return repro("run", name, "--dsn", server.dsn(role), "--scale", "tiny",
+                         env=role_env(server, results)), results
+
+        runs = (ROLE_RUNS if roles else []) + (LOCAL_RUNS if local else [])
+        with engine_lock("the tests' runs side by side", wait=True), _process_list() as seen, \
+                ThreadPoolExecutor(max(len(runs), 1)) as pool:
+            done = dict(zip(runs, pool.map(run, runs)))
+        yield Block(server, done, settings(server) == before, databases(server) == listed, seen)
