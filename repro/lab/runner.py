@@ -34,9 +34,8 @@ from .binaries import binaries, host as this_host, usable_cpus
 
 # What runs on local clusters so far (#71): the other chapters need servers that reach each
 # other by name (fdw), strace (eic, semaphores), servers of another major (partitions,
-# semaphores), their own CPU accounting (wait_events), or the features of the run's binaries
-# rather than of an image (fulltext's index kinds: through ctx.has, which moves its key).
-LOCAL_CHAPTERS = ("auto_explain", "parallel", "replication", "windows_linux")
+# semaphores), or their own CPU accounting (wait_events).
+LOCAL_CHAPTERS = ("auto_explain", "fulltext", "parallel", "replication", "windows_linux")
 
 
 def check_scale(chapter: Chapter, scale: str) -> dict[str, Any]:

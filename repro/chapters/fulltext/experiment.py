@@ -37,7 +37,6 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
 from ...errors import ReproError
-from ...lab.harness import images
 from ...lab.context import RunContext
 from ...lab.lag import LagPoller
 from ...lab.servers import Server
@@ -175,12 +174,12 @@ def _mechanism(ctx: RunContext, topology: Topology, experiment: Experiment) -> N
 
 
 def wanted(ctx: RunContext) -> list[str]:
-    """The index kinds the image has (pg_trgm is contrib: always); against an existing server
-    every kind, of which Topology keeps those the server and its role allow."""
+    """The index kinds the run's servers have (pg_trgm is contrib: always): their image's, or
+    on local clusters their binaries'; against an existing server every kind, of which
+    Topology keeps those the server and its role allow."""
     if ctx.external:
         return list(KINDS)
-    features = images.resolve_image(ctx.major).features
-    return [k for k in KINDS if k not in FEATURE or FEATURE[k] in features]
+    return [k for k in KINDS if k not in FEATURE or ctx.has(FEATURE[k])]
 
 
 def run(ctx: RunContext) -> None:
