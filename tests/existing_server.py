@@ -60,8 +60,21 @@ class ExistingServer:
                               check=True, capture_output=True, text=True,
                               env={**os.environ, "PGPASSWORD": self.password}).stdout
 
+    def settings(self) -> str:
+        """Every setting, its value and where it comes from: what a run must leave as it was."""
+        return self.sql("SELECT name, setting, source FROM pg_settings ORDER BY name")
+
+    def databases(self) -> list[str]:
+        return self.sql("SELECT datname FROM pg_database ORDER BY 1").split()
+
     def stop(self) -> None:
         _as_postgres([str(binaries() / "pg_ctl"), "-D", str(self.directory / "data"), "-m", "fast", "-w", "stop"])
+
+
+def repro(*args: str, env: dict[str, str], timeout: float = 900) -> subprocess.CompletedProcess:
+    """`python -m repro ARGS` as a user runs it, in the project's directory."""
+    return subprocess.run([sys.executable, "-m", "repro", *args], cwd=Path(__file__).resolve().parent.parent,
+                          env=env, capture_output=True, text=True, timeout=timeout)
 
 
 def start(directory: Path, settings: dict[str, str] | None = None) -> ExistingServer:

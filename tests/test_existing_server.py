@@ -25,7 +25,7 @@ from typing import Iterator
 import pytest
 from conftest import Watcher, chapter_result
 
-from existing_server import NO_CREATEDB, ExistingServer, running
+from existing_server import NO_CREATEDB, ExistingServer, repro, running
 from repro.lab.runlock import engine_lock
 from repro.lab.existing import without_password
 from repro.lab.harness.containers import leftovers
@@ -51,19 +51,6 @@ def _containers_left() -> list[str]:
         return [x for x in leftovers() if x not in EARLIER]
 
 
-def _repro(*args: str, env: dict[str, str], timeout: float = 900) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "repro", *args], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=timeout)
-
-
-def _settings(s: ExistingServer) -> str:
-    return s.sql("SELECT name, setting, source FROM pg_settings ORDER BY name")
-
-
-def _databases(s: ExistingServer) -> list[str]:
-    return s.sql("SELECT datname FROM pg_database ORDER BY 1").split()
-
-
 def test_chapters_against_an_existing_server_and_compare(tmp_path: Path, watcher: Watcher) -> None:
     """The existing server here is a container of the default major that the test starts (a
     server the runs did not start, reached by its DSN with pgbench in a helper container), so
@@ -84,13 +71,13 @@ def test_chapters_against_an_existing_server_and_compare(tmp_path: Path, watcher
         dsn = without_password(existing.conninfo())
         outputs = []
         for name, scale in (("auto_explain", doc["scale"]), ("semaphores", "tiny")):
-            r = _repro("run", name, "--dsn", dsn, "--scale", scale, "--wait", env=with_password)
+            r = repro("run", name, "--dsn", dsn, "--scale", scale, "--wait", env=with_password)
             assert r.returncode == 0, r.stderr[-2000:]
             outputs += [r.stdout, r.stderr]
         after = existing.sql(settings), existing.sql(databases)
         password = lab.password
-    compared = _repro("compare", "auto_explain", "--json", env=env)
-    other = _repro("compare", "semaphores", "--json", env=env)
+    compared = repro("compare", "auto_explain", "--json", env=env)
+    other = repro("compare", "semaphores", "--json", env=env)
     watcher.stop()
 
     assert compared.returncode == 0, compared.stderr
@@ -135,24 +122,24 @@ def test_bad_input_against_an_existing_server(server: ExistingServer, tmp_path: 
     }[case]
     if case == "wrong password":
         env["PGPASSWORD"] = "not-the-password"
-    databases = _databases(server)
-    r = _repro("run", "parallel", "--dsn", dsn, "--scale", "tiny", "--wait", env=env, timeout=120)
+    databases = server.databases()
+    r = repro("run", "parallel", "--dsn", dsn, "--scale", "tiny", "--wait", env=env, timeout=120)
     _one_line_error(r, text)
     assert server.password not in r.stderr + r.stdout
-    assert _databases(server) == databases and not _containers_left() and not list(tmp_path.rglob("*.json"))
+    assert server.databases() == databases and not _containers_left() and not list(tmp_path.rglob("*.json"))
 
 
 def test_an_interrupted_run_drops_its_scratch_database(server: ExistingServer, tmp_path: Path) -> None:
     env = {**os.environ, "REPRO_RESULTS": str(tmp_path), "PGPASSWORD": server.password, "PYTHONUNBUFFERED": "1"}
-    databases = _databases(server)
+    databases = server.databases()
     proc = subprocess.Popen([sys.executable, "-m", "repro", "run", "auto_explain", "--dsn", server.dsn(),
                              "--scale", "tiny", "--wait"], cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
     for line in proc.stderr:
         if "round 1 ·" in line or time.monotonic() > deadline:
             break
-    assert any(re.fullmatch(r"repro_[0-9a-f]+_\d+", d) for d in _databases(server)), "the run is in its database"
+    assert any(re.fullmatch(r"repro_[0-9a-f]+_\d+", d) for d in server.databases()), "the run is in its database"
     proc.send_signal(signal.SIGINT)
     proc.stderr.read()
     assert proc.wait(timeout=60) == 130
-    assert _databases(server) == databases and not _containers_left()
+    assert server.databases() == databases and not _containers_left()

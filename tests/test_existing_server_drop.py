@@ -60,10 +60,6 @@ def _busy_autovacuum(cluster: ExistingServer, server: ExternalServer) -> int:
     return int(pid)
 
 
-def _databases(cluster: ExistingServer) -> list[str]:
-    return cluster.sql("SELECT datname FROM pg_database").split()
-
-
 def test_the_scratch_database_is_dropped_while_autovacuum_works_in_it(
         cluster: ExistingServer, lab: tuple[ExistingLab, ExternalServer]) -> None:
     the_lab, server = lab
@@ -71,7 +67,7 @@ def test_the_scratch_database_is_dropped_while_autovacuum_works_in_it(
     stray = psycopg.connect(cluster.dsn(ROLE, server.database), autocommit=True)  # the run's own
     worker = _busy_autovacuum(cluster, server)
     the_lab.close()
-    assert server.database not in _databases(cluster)
+    assert server.database not in cluster.databases()
     assert not (cluster.directory / "data" / "base" / oid).exists(), "nothing of it is left"
     log = (cluster.directory / "log").read_text()
     assert f"[{worker}] FATAL:  terminating autovacuum process due to administrator command" in log
@@ -96,4 +92,4 @@ def test_a_database_that_stays_is_named_with_the_command_that_drops_it(
     command = found[1]
     assert shlex.split(command)[-2:] == ["-c", f'DROP DATABASE "{server.database}"']
     subprocess.run(shlex.split(command), check=True, capture_output=True)
-    assert server.database not in _databases(cluster)
+    assert server.database not in cluster.databases()

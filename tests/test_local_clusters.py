@@ -92,9 +92,9 @@ def test_a_local_lab_restarts_streams_and_leaves_nothing(no_engine: None) -> Non
     assert not directory.exists() and not _postmasters(directory)
 
 
-def _run(results: Path, *args: str, **env_extra: str) -> subprocess.Popen:
+def _run(results: Path, *args: str) -> subprocess.Popen:
     """`python -m repro ARGS` with no engine reachable, its results in `results`."""
-    env = {**os.environ, "DOCKER_HOST": NO_ENGINE, "REPRO_RESULTS": str(results), **env_extra}
+    env = {**os.environ, "DOCKER_HOST": NO_ENGINE, "REPRO_RESULTS": str(results)}
     return subprocess.Popen([sys.executable, "-m", "repro", *args], cwd=ROOT, env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -19,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from existing_server import SUPERUSER, ExistingServer, binaries, running
+from existing_server import SUPERUSER, ExistingServer, binaries, repro, running
 from repro import registry
 from repro.lab import runner
 from repro.lab.runlock import engine_lock
@@ -35,11 +34,6 @@ ALONE = ("auto_explain",)
 LOCAL_RUNS = [(name, LOCAL) for name in runner.LOCAL_CHAPTERS if name not in ALONE]
 
 Done = tuple[subprocess.CompletedProcess, Path]  # the run, its results directory
-
-
-def repro(*args: str, env: dict[str, str], timeout: float = 900) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "repro", *args], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=timeout)
 
 
 def debian_major() -> int:
@@ -62,14 +56,6 @@ def local_run(name: str, root: Path) -> Done:
     env = {**os.environ, "DOCKER_HOST": NO_ENGINE, "REPRO_RESULTS": str(results), "XDG_RUNTIME_DIR": str(runtime)}
     return repro("run", name, "--server", LOCAL, "--pg", str(debian_major()), "--scale", "tiny",
                  env=env, timeout=600), results
-
-
-def settings(s: ExistingServer) -> str:
-    return s.sql("SELECT name, setting, source FROM pg_settings ORDER BY name")
-
-
-def databases(s: ExistingServer) -> list[str]:
-    return s.sql("SELECT datname FROM pg_database ORDER BY 1").split()
 
 
 @contextmanager
@@ -108,7 +94,7 @@ def block(root: Path, roles: bool, local: bool) -> Iterator[Block]:
     if `roles`, the local ones if `local`), and keep the server until the session ends."""
     with running() as server:
         server.sql(f"CREATE ROLE {ROLE} LOGIN CREATEDB PASSWORD '{server.password}'")
-        before, listed = settings(server), databases(server)
+        before, listed = server.settings(), server.databases()
 
         def run(item: tuple[str, str]) -> Done:
             name, role = item
@@ -122,4 +108,4 @@ def block(root: Path, roles: bool, local: bool) -> Iterator[Block]:
         with engine_lock("the tests' runs side by side", wait=True), _process_list() as seen, \
                 ThreadPoolExecutor(max(len(runs), 1)) as pool:
             done = dict(zip(runs, pool.map(run, runs)))
-        yield Block(server, done, settings(server) == before, databases(server) == listed, seen)
+        yield Block(server, done, server.settings() == before, server.databases() == listed, seen)
