@@ -108,10 +108,11 @@ class Chapter:
         """One of the chapter's plain files (SQL, scripts, settings)."""
         return self.package / "files" / name
 
-    def experiment_hash(self, scale: str, target: str = "container") -> str:
-        """The key of a measurement at `scale` on a target: the containers, or an existing
-        server (see fingerprint.experiment)."""
-        return fingerprint.experiment(self.package, self.scales.get(scale), target)
+    def experiment_hash(self, scale: str, target: str = "container",
+                        params: dict[str, Any] | None = None) -> str:
+        """The key of a measurement at `scale` (or with these `params`) on a target: the
+        containers, or an existing server (see fingerprint.experiment)."""
+        return fingerprint.experiment(self.package, params or self.scales.get(scale), target)
 
 
 def _toml(path: Path) -> dict[str, Any]:

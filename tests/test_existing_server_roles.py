@@ -57,6 +57,8 @@ def test_a_createdb_role_with_local_clients(side_by_side: SideBySide, name: str)
     if doc["raw"]:  # ran (not only "not applicable"): this machine's programs, which it names
         assert doc["provenance"]["client"]["kind"] == "local"
         assert doc["provenance"]["client"]["programs"]["pgbench"].startswith("pgbench (PostgreSQL)")
+        stopped = {log["stopped"] for log in doc["raw"].get("rounds_log", [])}
+        assert doc["scale_params"]["max_rounds"] == 1 and stopped <= {"minimum"}, "more than one round"
 
 
 def test_a_superuser_with_local_clients_loads_auto_explain_per_session(side_by_side: SideBySide) -> None:

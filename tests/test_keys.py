@@ -327,3 +327,14 @@ def test_names_not_places_yet_what_a_name_means(tmp_path: Path) -> None:
     found = fingerprint.reached(experiment)
     assert {"repro.lab.a:helper", "repro.lab.b:helper"} <= set(found)
     assert "helper=repro.lab.b:helper" in found["run"]
+
+
+def test_a_run_of_one_round_has_a_key_of_its_own_on_every_target() -> None:
+    """`repro run --one-round` changes the rounds, so neither its cached result nor its pool
+    is the scale's; the scale's other parameters are those of its own scale."""
+    from repro.lab.runner import quick
+    for name, chapter in registry.chapters().items():
+        params = chapter.scales["tiny"]
+        assert quick(params) == {**params, "rounds": 1, "max_rounds": 1}
+        for target in ("container", DSN, "local:x"):
+            assert chapter.experiment_hash("tiny", target, quick(params)) != chapter.experiment_hash("tiny", target), name

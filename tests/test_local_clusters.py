@@ -146,10 +146,10 @@ def chapter_runs(unjudged_runs: Block, tmp_path_factory: pytest.TempPathFactory)
 @pytest.mark.parametrize("name", runner.LOCAL_CHAPTERS)
 def test_a_chapter_runs_on_local_clusters_with_no_engine_and_says_where(
         name: str, chapter_runs: dict[str, Done]) -> None:
-    """Each chapter that runs on local clusters, at tiny scale: exit 0, the result on the
-    local target with the binaries and this machine recorded, nothing of the lab's directory
-    in it (a standby's primary_conninfo names the socket directory), and every finding judged
-    but for the reasons a container on this machine has too (NOT_HERE)."""
+    """Each chapter that runs on local clusters, at tiny scale and one round: exit 0, the
+    result on the local target with the binaries and this machine recorded, nothing of the
+    lab's directory in it (a standby's primary_conninfo names the socket directory), and
+    every finding judged but for the reasons a container on this machine has too (NOT_HERE)."""
     run, results = chapter_runs[name]
     assert run.returncode == 0, run.stderr[-2000:]
     [path] = list((results / name).glob(f"pg{MAJOR}-tiny-local-*.json"))
@@ -162,3 +162,5 @@ def test_a_chapter_runs_on_local_clusters_with_no_engine_and_says_where(
     for v in doc["verdicts"]:
         assert v["status"] != "not applicable" or any(w in v["reason"]["en"] for w in NOT_HERE), v
     assert all(s["cluster"]["cpus"] for s in doc["provenance"]["servers"])  # the CPUs each ran on
+    stopped = {log["stopped"] for log in doc["raw"]["rounds_log"]}
+    assert doc["scale_params"]["max_rounds"] == 1 and stopped == {"minimum"}, "more than one round"

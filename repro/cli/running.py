@@ -31,6 +31,10 @@ def add_run(sub: Commands) -> None:
                    help="where the run's servers run: containers of the Docker engine, or clusters "
                         "of this machine's PostgreSQL binaries (PG_BINDIR_<major>, PG_BINDIR, Debian's)")
     s.add_argument("--force", action="store_true", help="run even if a fresh result exists")
+    s.add_argument("--one-round", action="store_true",
+                   help="one round, no more (a chapter's fixed repetitions, such as windows_linux's fsync "
+                        "test, stay): a quick check that the chapter runs here, under a key of its own "
+                        "(it never answers for, or pools with, the scale's runs)")
     add_scale(s)
     add_majors(s)
     s.set_defaults(fn=cmd_run)
@@ -41,7 +45,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     chapter = registry.get(args.name)
     for major in args.pg:
         doc, reused = runner.run(chapter, args.scale, major, args.dsn, args.force, wait=args.wait,
-                                 server_cpus=args.server_cpus, client=args.client, server=args.server)
+                                 server_cpus=args.server_cpus, client=args.client, server=args.server,
+                                 one_round=args.one_round)
         if reused:
             print(f"{chapter.name}: reusing the cached result (same experiment, scale and image); "
                   f"--force runs it again")

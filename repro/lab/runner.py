@@ -68,17 +68,24 @@ def stored(path: Any, chapter: Chapter, warn: Callable[[str], None]) -> dict[str
         return None
 
 
+def quick(params: dict[str, Any]) -> dict[str, Any]:
+    """A scale's parameters for a quick run: one round and no more (what a chapter repeats by
+    its own plan, such as windows_linux's fsync test, it still repeats)."""
+    return {**params, "rounds": 1, "max_rounds": 1}
+
+
 def _keyed(chapter: Chapter, scale: str, major: float, lab_major: float, dsn: str | None,
-           client: LocalClient | None = None, server: str | None = None
-           ) -> tuple[images.Image, dict[str, Any], Path]:
+           client: LocalClient | None = None, server: str | None = None,
+           params: dict[str, Any] | None = None) -> tuple[images.Image, dict[str, Any], Path]:
     """The image a run uses (this machine's client programs or server binaries in its place),
-    the key of its result, and where the result goes."""
+    the key of its result (`params` other than the scale's are another experiment), and
+    where the result goes."""
     if server == "local":
         image = binaries(major).image()
     else:
         image = client.image if client else images.resolve_image(lab_major)
     target = target_of(dsn, server)
-    key = results.cache_key(chapter.experiment_hash(scale, target), scale, image.key, target)
+    key = results.cache_key(chapter.experiment_hash(scale, target, params), scale, image.key, target)
     return image, key, results.path_for(chapter.name, major, scale, key["target"])
 
 
@@ -113,13 +120,17 @@ def run(chapter: Chapter, scale: str = "default", major: float = majors.DEFAULT_
         dsn: str | None = None, force: bool = False,
         out: Callable[[str], None] = print, wait: bool = False,
         server_cpus: int | None = None, client: str | None = None,
-        server: str | None = None) -> tuple[dict[str, Any], bool]:
+        server: str | None = None, one_round: bool = False) -> tuple[dict[str, Any], bool]:
     """Return (result, reused): the cached result if its key matches, else a new run, made
     while holding the engine's run lock (`wait` waits for a run that holds it).
     `server_cpus`: an existing server's CPU count, as the user declares it; `client`: where
     pgbench and psql run beside it ("docker", "local", None: local if no engine answers);
-    `server`: "local" starts the run's servers from this machine's binaries (lab/local.py)."""
+    `server`: "local" starts the run's servers from this machine's binaries (lab/local.py);
+    `one_round`: one round (`quick`), a check that the chapter runs: its
+    parameters are in its key, so it never answers for, or pools with, the scale's runs."""
     params = check_scale(chapter, scale)
+    if one_round:
+        params = quick(params)
     if server not in (None, "container", "local"):
         raise ReproError(f"--server is container or local, not {server}")
     server = None if server == "container" else server
@@ -141,7 +152,8 @@ def run(chapter: Chapter, scale: str = "default", major: float = majors.DEFAULT_
         major = check_dsn(dsn)
         local = client_for(client, major)
     lab_major = majors.DEFAULT_MAJOR if dsn else major  # with a DSN, the image only runs pgbench
-    image, key, path = _keyed(chapter, scale, major, lab_major, dsn, local, server)
+    image, key, path = _keyed(chapter, scale, major, lab_major, dsn, local, server,
+                              params if one_round else None)
     previous = stored(path, chapter, out)
     declared = (previous or {}).get("provenance", {}).get("server_cpus_declared")
     if not force and results.is_fresh(previous, key) and (not dsn or declared == server_cpus):
