@@ -1,8 +1,10 @@
 """Shared fixtures.
 
 Tests that measure (they start servers or containers, or run a chapter when no fresh result
-is there) are marked `measures`: `make test` runs them one at a time, alone on the machine,
-then the rest on every core (pytest-xdist), aside of any measuring run.
+is there) are marked `measures`: `make test` runs them one at a time, alone on the machine but
+for the block of runs whose numbers nobody judges (tests/unjudged.py), which goes on beside
+those that judge nothing they measure; then the rest on every core (pytest-xdist), aside of
+any measuring run.
 
 Chapter results: a test reuses a fresh stored result of the chapter on the default major
 (tiny scale or larger: `make html` made the default one in CI) and otherwise runs the
@@ -16,6 +18,7 @@ import re
 import subprocess
 import threading
 import time
+from concurrent.futures import Future, wait
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -57,6 +60,7 @@ def chapter_result(name: str) -> tuple[dict[str, Any], bool]:
             if os.environ.get("PYTEST_XDIST_WORKER"):  # beside other tests: it would measure
                 pytest.fail(f"no fresh result of {name}: the tests marked `measures` run the chapters "
                             "first (make test)")
+            after_the_block()  # its findings are judged
             _done[name] = runner.run(chapter, "tiny", DEFAULT_MAJOR, out=lambda line: None)
     return _done[name]
 
@@ -66,6 +70,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.path.stem.startswith(MEASURING):
             item.add_marker(pytest.mark.measures)
+    # the block of runs nobody judges goes on beside the tests that neither wait for it nor
+    # read it: those first, then the ones that wait for it, then its readers
+    items.sort(key=_beside_the_block)
+
+
+def _beside_the_block(item: pytest.Item) -> int:
+    """0: goes beside the block; 1: waits for it (`quiet`); 2: reads it."""
+    fixtures = getattr(item, "fixturenames", ())
+    return 2 if "unjudged_runs" in fixtures else 1 if "quiet" in fixtures else 0
 
 
 FOLDERS = ("REPRO_RESULTS", "RESULTS")  # where the results are read from
@@ -164,12 +177,38 @@ def unrecomputable_ratios(text: str) -> list[str]:
             if original == 0 or float(m.group(0).replace(",", "").replace("±", "")) != round(ours / original, len(m.group(1) or ""))]
 
 
-@pytest.fixture(scope="session")
-def unjudged_runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """The session's runs whose numbers nobody judges, side by side in one block
-    (tests/unjudged.py): those of the tests collected only."""
+_block: list[Future] = []  # the session's block of runs nobody judges, once started
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _unjudged_block(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The session's runs whose numbers nobody judges, side by side in one block in the
+    background from the first test on (tests/unjudged.py): those of the tests collected only."""
     import unjudged
     wanted = {name for item in request.session.items for name in getattr(item, "fixturenames", ())}
-    with unjudged.block(tmp_path_factory.mktemp("unjudged"), roles="side_by_side" in wanted,
-                        local="chapter_runs" in wanted) as block:
-        yield block
+    if not {"side_by_side", "chapter_runs"} & wanted:
+        yield
+        return
+    with unjudged.in_background(tmp_path_factory.mktemp("unjudged"), roles="side_by_side" in wanted,
+                                local="chapter_runs" in wanted) as block:
+        _block.append(block)
+        yield
+
+
+@pytest.fixture(scope="session")
+def unjudged_runs() -> Any:
+    """The block, once its runs are done (its tests come last: pytest_collection_modifyitems)."""
+    return _block[0].result()
+
+
+def after_the_block() -> None:
+    """Wait until the block's runs are done, before a run whose numbers a test judges or that
+    reads pgbench -r's per-statement times (auto_explain's F1 divides one by another): beside
+    the block's CPU load they would read otherwise (README, "Measure on a quiet machine")."""
+    wait(_block)
+
+
+@pytest.fixture
+def quiet() -> None:
+    """A test that measures and reads what it measured: it starts once the block is done."""
+    after_the_block()

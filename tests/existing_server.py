@@ -38,10 +38,13 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _as_postgres(cmd: list[str]) -> None:
+NICE = ["nice", "-n", "19"]  # the lowest CPU priority: work that takes only the CPU others leave
+
+
+def _as_postgres(cmd: list[str], nice: bool = False) -> None:
     """Debian's server refuses to run as root: run it as the package's postgres user."""
     prefix = ["setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups"] if os.geteuid() == 0 else []
-    r = subprocess.run(prefix + cmd, capture_output=True, text=True)
+    r = subprocess.run((NICE if nice else []) + prefix + cmd, capture_output=True, text=True)
     if r.returncode:
         raise RuntimeError(f"{Path(cmd[0]).name} failed: {(r.stderr or r.stdout).strip()[-500:]}")
 
@@ -71,15 +74,17 @@ class ExistingServer:
         _as_postgres([str(binaries() / "pg_ctl"), "-D", str(self.directory / "data"), "-m", "fast", "-w", "stop"])
 
 
-def repro(*args: str, env: dict[str, str], timeout: float = 900) -> subprocess.CompletedProcess:
-    """`python -m repro ARGS` as a user runs it, in the project's directory."""
-    return subprocess.run([sys.executable, "-m", "repro", *args], cwd=Path(__file__).resolve().parent.parent,
-                          env=env, capture_output=True, text=True, timeout=timeout)
+def repro(*args: str, env: dict[str, str], timeout: float = 900, nice: bool = False) -> subprocess.CompletedProcess:
+    """`python -m repro ARGS` as a user runs it, in the project's directory (`nice`: at the
+    lowest CPU priority, with every process it starts)."""
+    return subprocess.run([*(NICE if nice else []), sys.executable, "-m", "repro", *args],
+                          cwd=Path(__file__).resolve().parent.parent, env=env, capture_output=True, text=True,
+                          timeout=timeout)
 
 
-def start(directory: Path, settings: dict[str, str] | None = None) -> ExistingServer:
-    """initdb, start with the given settings, and create the two roles with one password
-    (given to the runs through PGPASSWORD only)."""
+def start(directory: Path, settings: dict[str, str] | None = None, nice: bool = False) -> ExistingServer:
+    """initdb, start with the given settings (`nice`: the server at the lowest CPU priority),
+    and create the two roles with one password (given to the runs through PGPASSWORD only)."""
     bin_dir = binaries()
     if bin_dir is None:
         raise RuntimeError("no Debian PostgreSQL server here: scripts/install-system.sh postgresql installs it")
@@ -95,14 +100,14 @@ def start(directory: Path, settings: dict[str, str] | None = None) -> ExistingSe
     options = "".join(f" -c {k}={v}" for k, v in (settings or {}).items())
     _as_postgres([str(bin_dir / "pg_ctl"), "-D", str(data), "-w", "-l", str(directory / "log"), "-o",
                   f"-p {port} -c listen_addresses=127.0.0.1 -c unix_socket_directories={directory}{options}",
-                  "start"])
+                  "start"], nice)
     server = ExistingServer(directory, port, password)
     server.sql(f"CREATE ROLE {NO_CREATEDB} LOGIN PASSWORD '{password}'")
     return server
 
 
 @contextmanager
-def running(settings: dict[str, str] | None = None) -> Iterator[ExistingServer]:
+def running(settings: dict[str, str] | None = None, nice: bool = False) -> Iterator[ExistingServer]:
     """A cluster of a test's own (Debian's server installed first where it is missing), in a
     scratch directory that the postgres user reaches; stopped and removed afterwards."""
     if binaries() is None:  # the install script names the package
@@ -111,7 +116,7 @@ def running(settings: dict[str, str] | None = None) -> Iterator[ExistingServer]:
     directory = Path(tempfile.mkdtemp(prefix="repro-existing-"))
     os.chmod(directory, 0o755)
     try:
-        s = start(directory / "cluster", settings)
+        s = start(directory / "cluster", settings, nice)
         yield s
         s.stop()
     finally:

@@ -51,11 +51,12 @@ def _containers_left() -> list[str]:
         return [x for x in leftovers() if x not in EARLIER]
 
 
-def test_chapters_against_an_existing_server_and_compare(tmp_path: Path, watcher: Watcher) -> None:
+def test_chapters_against_an_existing_server_and_compare(tmp_path: Path, watcher: Watcher, quiet: None) -> None:
     """The existing server here is a container of the default major that the test starts (a
     server the runs did not start, reached by its DSN with pgbench in a helper container), so
     that the published run is this build's own of auto_explain (`make results`' run, reused),
-    copied into a scratch RESULTS directory as `repro archive` would store it."""
+    copied into a scratch RESULTS directory as `repro archive` would store it. Its auto_explain
+    run reads pgbench -r's per-statement times: it waits for the block of unjudged runs."""
     build, published = tmp_path / "build", tmp_path / "published"
     env = {**os.environ, "REPRO_RESULTS": str(build), "RESULTS": str(published)}
     doc, _ = chapter_result("auto_explain")

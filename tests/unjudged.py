@@ -1,20 +1,25 @@
-"""The runs of `make test` whose numbers nobody judges here, all side by side in one block per
+"""The runs of `make test` whose numbers nobody judges, all side by side in one block per
 session: every chapter against the tests' own Debian server with a CREATEDB role, and
 auto_explain with its superuser (tests/test_existing_server_roles.py), and the chapters on
 local clusters of Debian's binaries that stand another process beside them
-(tests/test_local_clusters.py). Each run takes no lock that the others wait for (this
+(tests/test_local_clusters.py). Each run takes no lock that another waits for (this
 machine's client programs take none; local clusters get a run lock of their own through
-XDG_RUNTIME_DIR), while the block holds the engine's: no run of another session measures
-beside them. Nobody judges their numbers, so each measures one round (--one-round, under a
-key of its own): on 2 cores the block costs the sum of its runs' work, so each round it does
-not measure is time saved. Only the runs of the tests the session collected go in it."""
+XDG_RUNTIME_DIR), and the block goes on in the background from the session's first test
+(`in_background`) while the session's other tests run one at a time: those tests judge no
+number they measure, and every process of the block (its server too) runs at the lowest CPU
+priority, so they get the CPU first (they still run slower beside it: the disk and the caches
+are shared). A test that does judge what it measures, or reads pgbench -r's per-statement
+times (auto_explain), waits for the block to end first (tests/conftest.py, `after_the_block`). Nobody judges the block's numbers,
+so each run measures one round (--one-round, under a key of its own): on 2 cores the block
+costs the sum of its runs' work, so each round it does not measure is time saved. Only the
+runs of the tests the session collected go in it."""
 from __future__ import annotations
 
 import os
 import subprocess
 import threading
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +27,6 @@ from pathlib import Path
 from existing_server import SUPERUSER, ExistingServer, binaries, repro, running
 from repro import registry
 from repro.lab import runner
-from repro.lab.runlock import engine_lock
 from repro.results import ROOT
 
 NO_ENGINE = "unix:///nonexistent"
@@ -49,14 +53,14 @@ def role_env(s: ExistingServer, results: Path, **extra: str) -> dict[str, str]:
             **extra}
 
 
-def local_run(name: str, root: Path) -> Done:
+def local_run(name: str, root: Path, nice: bool = False) -> Done:
     """`repro run NAME --server local` at tiny scale, one round, with no engine reachable and
-    a run lock of its own."""
+    a run lock of its own (`nice`: at the lowest CPU priority, clusters and all)."""
     results, runtime = root / f"{name}-{LOCAL}", root / f"{name}-{LOCAL}-runtime"
     runtime.mkdir(mode=0o700)
     env = {**os.environ, "DOCKER_HOST": NO_ENGINE, "REPRO_RESULTS": str(results), "XDG_RUNTIME_DIR": str(runtime)}
     return repro("run", name, "--server", LOCAL, "--pg", str(debian_major()), "--scale", "tiny",
-                 "--one-round", env=env, timeout=600), results
+                 "--one-round", env=env, timeout=600, nice=nice), results
 
 
 @contextmanager
@@ -93,20 +97,48 @@ class Block:
 def block(root: Path, roles: bool, local: bool) -> Iterator[Block]:
     """Start the tests' Debian server with the CREATEDB role, run the block (the role runs
     if `roles`, the local ones if `local`), and keep the server until the session ends."""
-    with running() as server:
+    with running(nice=True) as server:
         server.sql(f"CREATE ROLE {ROLE} LOGIN CREATEDB PASSWORD '{server.password}'")
         before, listed = server.settings(), server.databases()
 
         def run(item: tuple[str, str]) -> Done:
             name, role = item
             if role == LOCAL:
-                return local_run(name, root)
+                return local_run(name, root, nice=True)
             results = root / f"{name}-{role}"
             return repro("run", name, "--dsn", server.dsn(role), "--scale", "tiny",
-                         "--one-round", env=role_env(server, results)), results
+                         "--one-round", env=role_env(server, results), nice=True), results
 
         runs = (ROLE_RUNS if roles else []) + (LOCAL_RUNS if local else [])
-        with engine_lock("the tests' runs side by side", wait=True), _process_list() as seen, \
-                ThreadPoolExecutor(max(len(runs), 1)) as pool:
+        with _process_list() as seen, ThreadPoolExecutor(max(len(runs), 1)) as pool:
             done = dict(zip(runs, pool.map(run, runs)))
         yield Block(server, done, server.settings() == before, server.databases() == listed, seen)
+
+
+@contextmanager
+def in_background(root: Path, roles: bool, local: bool) -> Iterator[Future[Block]]:
+    """The block in a thread of its own, from now until the context ends: the future has the
+    block once its runs are done; its server stays until then. An error of the thread after
+    that (the server's stop) is raised here at the end."""
+    ready: Future[Block] = Future()
+    end, errors = threading.Event(), []
+
+    def go() -> None:
+        try:
+            with block(root, roles, local) as done:
+                ready.set_result(done)
+                end.wait()
+        except BaseException as exc:  # to the tests that wait for the block, or raised at the end
+            if ready.done():
+                errors.append(exc)
+            else:
+                ready.set_exception(exc)
+    thread = threading.Thread(target=go, name="unjudged runs", daemon=True)
+    thread.start()
+    try:
+        yield ready
+    finally:
+        end.set()
+        thread.join()
+    if errors:
+        raise errors[0]
