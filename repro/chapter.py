@@ -154,10 +154,11 @@ class Run:
     @cached_property
     def environment(self) -> Environment:
         prov = self.doc["provenance"]
-        external = self.doc["key"]["target"].startswith("dsn:")  # local clusters' CPUs are recorded
+        target = self.doc["key"]["target"]
+        external = target.startswith("dsn:")  # local clusters' CPUs are recorded
         cpus = prov.get("server_cpus_declared") if external else prov["host"].get("engine_cpus")
-        return Environment(self.major, cpus,
-                           frozenset(prov.get("features", ())), self.raw, external)
+        return Environment(self.major, cpus, frozenset(prov.get("features", ())), self.raw, external,
+                           local=target.startswith("local:"))
 
     @cached_property
     def verdicts(self) -> list[Verdict]:

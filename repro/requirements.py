@@ -21,6 +21,7 @@ class Environment:
     features: frozenset[str]
     raw: dict[str, Any]
     external: bool = False  # an existing server (--dsn), not containers of the run
+    local: bool = False  # clusters of this machine's binaries (--server local)
 
 
 @dataclass(frozen=True)
@@ -112,6 +113,7 @@ def feature(name: str, why: Text | None = None) -> Requirement:
     """An image feature (an extension, a tool); `why` says how an image gets it."""
     def reason(e: Environment) -> Text:
         head = Text(f"このサーバーには {name} がありません。", f"This server has no {name}.") if e.external else \
+            Text(f"このバイナリには {name} がありません。", f"These binaries have no {name}.") if e.local else \
             Text(f"このイメージには {name} がありません。", f"This image has no {name}.")
         return Text.join([head, why], "", " ") if why else head
     return Requirement(lambda e: name in e.features, reason, Text(name, name), of_image=True)

@@ -87,6 +87,12 @@ def keys_in(tree: Path, chapter: str, scale: str, target: str) -> Keys | None:
             "params": params}
 
 
+def kind_of(target: str) -> str:
+    """container, dsn or local: a key reaches and hashes the same code on every existing
+    server, and on every machine's local clusters (fingerprint.experiment)."""
+    return target.split(":", 1)[0]
+
+
 class Trees:
     """Each commit's keys, from the cache (_build/migrate_keys/RULE/COMMIT.json) or from its
     repro/ extracted once (git archive) under a temporary folder; today's from this tree."""
@@ -116,31 +122,33 @@ class Trees:
         if commit not in self.found:
             self.found[commit] = json.loads(path.read_text()) if path.is_file() else {}
         known = self.found[commit]
-        what = f"{chapter}/{scale}/{'container' if target == 'container' else 'dsn'}"
+        what = f"{chapter}/{scale}/{kind_of(target)}"
         if what not in known:
             tree = self.tree(commit)
             known[what] = None if tree is None else keys_in(tree, chapter, scale, target)
             results.write_atomically(path, json.dumps(known, sort_keys=True))
         return known[what]
 
-    def bridged(self, key: str, chapter: str, scale: str, target: str) -> str:
-        """A key by today's rule carried across the reviewed refactors (BRIDGES), in order."""
+    def carried(self, keys: Keys, chapter: str, scale: str, target: str) -> Keys:
+        """The keys of code carried across the reviewed refactors (BRIDGES), in order: those
+        of the commit after each whose commit before has this code."""
         for before, after in BRIDGES:
             then, now = self.keys(before, chapter, scale, target), self.keys(after, chapter, scale, target)
-            if then is not None and now is not None and key == then["new"]:
-                key = now["new"]
-        return key
+            if then is not None and now is not None and keys["new"] == then["new"]:
+                keys = now
+        return keys
+
+    def bridged(self, key: str, chapter: str, scale: str, target: str) -> str:
+        """A key by today's rule carried across the reviewed refactors (BRIDGES), in order."""
+        return self.carried({"new": key}, chapter, scale, target)["new"]
 
 
-def differences(then: Keys, nearest: list[Keys]) -> str:
-    """What runs differently, in a few words (definitions, files, parameters), from the
-    nearest of the code that counts as today's (today's, or a bridge's before)."""
-    def changed(now: Keys) -> list[str]:
-        names = sorted(n for n in then["code"].keys() | now["code"].keys() if then["code"].get(n) != now["code"].get(n))
-        names += sorted(f"files/{n}" for n in then["files"].keys() | now["files"].keys()
-                        if then["files"].get(n) != now["files"].get(n))
-        return names + (["the scale's parameters"] if then["params"] != now["params"] else [])
-    names = min((changed(now) for now in nearest), key=len)
+def differences(then: Keys, now: Keys) -> str:
+    """What runs differently, in a few words (definitions, files, parameters)."""
+    names = sorted(n for n in then["code"].keys() | now["code"].keys() if then["code"].get(n) != now["code"].get(n))
+    names += sorted(f"files/{n}" for n in then["files"].keys() | now["files"].keys()
+                    if then["files"].get(n) != now["files"].get(n))
+    names += ["the scale's parameters"] if then["params"] != now["params"] else []
     return ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
 
 
@@ -167,8 +175,9 @@ def rekey(path: Path, doc: dict[str, Any], trees: Trees, write: bool) -> tuple[b
         how, new = f"{how}; its code is that before a reviewed refactor", across
     if new != now["new"]:
         assert then is not None
-        befores = [trees.keys(before, doc["chapter"], doc["scale"], key["target"]) for before, _ in BRIDGES]
-        return False, f"left out, its code differs in what runs: {differences(then, [now, *filter(None, befores)])}"
+        ran = trees.carried(then, doc["chapter"], doc["scale"], key["target"])
+        across = ", across a reviewed refactor," if ran is not then else ""
+        return False, f"left out, its code{across} differs in what runs: {differences(ran, now)}"
     if write:
         doc["key"] = {**key, "experiment": new, "rekeyed_from": first}
         results.write_atomically(path, json.dumps(doc, ensure_ascii=False, indent=1))

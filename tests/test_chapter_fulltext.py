@@ -167,3 +167,12 @@ def test_without_logical_replication_the_single_node_findings_are_still_judged()
     status = {f.id: f.judge(Rounds(world), Environment(9.6, 2, FEATURES, world)).status for f in FINDINGS}
     assert {fid for fid, s in status.items() if s == NOT_APPLICABLE} == {"F10", "F11", "F12", "F13"}
     assert all(status[f"F{i}"] == _judge(f"F{i}", _world()) for i in range(1, 10)), status
+
+
+def test_a_finding_that_needs_pg_bigm_says_what_lacks_it() -> None:
+    """The image, the existing server, or the local binaries: the reason names where it ran."""
+    raw = _world()
+    for where, says in (({}, "This image has no pg_bigm."), ({"external": True}, "This server has no pg_bigm."),
+                        ({"local": True}, "These binaries have no pg_bigm.")):
+        v = FINDING["F8"].judge(Rounds(raw), Environment(17, 2, frozenset({"pgroonga"}), raw, **where))
+        assert v.status == NOT_APPLICABLE and v.reason.en.startswith(says), v.reason.en

@@ -299,6 +299,13 @@ def test_the_migration_gives_a_stored_run_todays_key_where_its_commits_code_is_t
     assert {p.name for p in (tmp_path / "cache").iterdir()} == {f"{c}.json" for c in {commit, *bridges}}
     again = migrate.Trees(tmp_path / "none", tmp_path / "cache")
     assert again.keys(commit, "partitions", "default", "container") == then and not (tmp_path / "none").exists()
+    # an existing server's key and local clusters' (which hash their lab's modules too) are
+    # each their own, also once cached (HEAD: a commit with local clusters)
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    for base in ("trees2", "none"):  # from the commit's tree, then from the cache alone
+        trees = migrate.Trees(tmp_path / base, tmp_path / "cache2")
+        dsn, local = (trees.keys(head, "fulltext", "tiny", target)["new"] for target in (DSN, "local:x"))
+        assert dsn != local and dsn == trees.keys(head, "fulltext", "tiny", "dsn:other")["new"]
 
 
 def test_a_name_a_module_takes_with_a_star_import_is_followed(tmp_path: Path) -> None:

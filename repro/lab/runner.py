@@ -165,7 +165,7 @@ def run(chapter: Chapter, scale: str = "default", major: float = majors.DEFAULT_
     # an existing server's CPU count: declared or unknown; local clusters': this machine's
     cpus = server_cpus if dsn else len(usable_cpus()) if server else engine.info().get("NCPU")
     features = extensions(dsn) if dsn else image.features
-    env = Environment(major, cpus, features, {}, external=dsn is not None)
+    env = Environment(major, cpus, features, {}, external=dsn is not None, local=server == "local")
     unmet = [r.reason(env) for r in chapter.requires if not r.met(env)]
     if unmet:
         doc |= {"raw": {}, "unavailable": Text.join(unmet, "", " ").as_dict(),
@@ -201,7 +201,8 @@ def run(chapter: Chapter, scale: str = "default", major: float = majors.DEFAULT_
                     raw = dict(raw)
                     declare_server_cpus(raw, server_cpus)
                 current = (Rounds(raw, minimum=params["rounds"]),
-                           Environment(major, cpus, features, raw, external=dsn is not None))
+                           Environment(major, cpus, features, raw, external=dsn is not None,
+                                       local=server == "local"))
                 return decidable(chapter.findings, current, history, extra)
 
             ctx = (LocalRunContext if server else RunContext)(chapter, params, lab, progress, dsn, decide, major)
