@@ -126,8 +126,8 @@ def run(chapter: Chapter, scale: str = "default", major: float = majors.DEFAULT_
     `server_cpus`: an existing server's CPU count, as the user declares it; `client`: where
     pgbench and psql run beside it ("docker", "local", None: local if no engine answers);
     `server`: "local" starts the run's servers from this machine's binaries (lab/local.py);
-    `one_round`: one round (`quick`), a check that the chapter runs: its
-    parameters are in its key, so it never answers for, or pools with, the scale's runs."""
+    `one_round`: one round (`quick`), a check that the chapter runs: its parameters are in
+    its key, so it never answers for, or pools with, the scale's runs."""
     params = check_scale(chapter, scale)
     if one_round:
         params = quick(params)
