@@ -38,7 +38,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-NICE = ["nice", "-n", "19"]  # the lowest CPU priority: work that takes only the CPU others leave
+NICE = ["nice", "-n", "19"]  # the lowest CPU priority: this session's other processes get the CPU first
 
 
 def _as_postgres(cmd: list[str], nice: bool = False) -> None:
@@ -106,13 +106,20 @@ def start(directory: Path, settings: dict[str, str] | None = None, nice: bool = 
     return server
 
 
+def installed() -> Path:
+    """Debian's server binaries on this machine, installed first where they are missing (the
+    install script names the package)."""
+    if binaries() is None:
+        subprocess.run([str(Path(__file__).resolve().parent.parent / "scripts" / "install-system.sh"),
+                        "postgresql"], check=True)
+    return binaries()  # type: ignore[return-value]
+
+
 @contextmanager
 def running(settings: dict[str, str] | None = None, nice: bool = False) -> Iterator[ExistingServer]:
     """A cluster of a test's own (Debian's server installed first where it is missing), in a
     scratch directory that the postgres user reaches; stopped and removed afterwards."""
-    if binaries() is None:  # the install script names the package
-        subprocess.run([str(Path(__file__).resolve().parent.parent / "scripts" / "install-system.sh"),
-                        "postgresql"], check=True)
+    installed()
     directory = Path(tempfile.mkdtemp(prefix="repro-existing-"))
     os.chmod(directory, 0o755)
     try:

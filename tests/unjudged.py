@@ -9,10 +9,11 @@ XDG_RUNTIME_DIR), and the block goes on in the background from the session's fir
 number they measure, and every process of the block (its server too) runs at the lowest CPU
 priority, so they get the CPU first (they still run slower beside it: the disk and the caches
 are shared). A test that does judge what it measures, or reads pgbench -r's per-statement
-times (auto_explain), waits for the block to end first (tests/conftest.py, `after_the_block`). Nobody judges the block's numbers,
-so each run measures one round (--one-round, under a key of its own): on 2 cores the block
-costs the sum of its runs' work, so each round it does not measure is time saved. Only the
-runs of the tests the session collected go in it."""
+times (auto_explain), waits for the block to end first (tests/conftest.py,
+`after_the_block`). Nobody judges the block's numbers, so each run measures one round
+(--one-round, under a key of its own): on 2 cores the block costs the sum of its runs' work,
+so each round it does not measure is time saved. Only the runs of the tests the session
+collected go in it."""
 from __future__ import annotations
 
 import os
@@ -24,10 +25,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from existing_server import SUPERUSER, ExistingServer, binaries, repro, running
+from existing_server import SUPERUSER, ExistingServer, installed, repro, running
 from repro import registry
 from repro.lab import runner
-from repro.results import ROOT
 
 NO_ENGINE = "unix:///nonexistent"
 ROLE = "dba"  # CREATEDB, no superuser: what a managed service gives
@@ -43,9 +43,7 @@ Done = tuple[subprocess.CompletedProcess, Path]  # the run, its results director
 
 def debian_major() -> int:
     """Debian's server on this machine (bookworm's 15), installed first where it is missing."""
-    if binaries() is None:
-        subprocess.run([str(ROOT / "scripts" / "install-system.sh"), "postgresql"], check=True)
-    return int(binaries().parent.name)  # type: ignore[union-attr]
+    return int(installed().parent.name)
 
 
 def role_env(s: ExistingServer, results: Path, **extra: str) -> dict[str, str]:
