@@ -17,7 +17,7 @@ import socket
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,13 +38,13 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-NICE = ["nice", "-n", "19"]  # the lowest CPU priority: this session's other processes get the CPU first
+Under = Sequence[str]  # a command that runs the rest of the line, e.g. at a lower CPU priority
 
 
-def _as_postgres(cmd: list[str], nice: bool = False) -> None:
+def _as_postgres(cmd: list[str], under: Under = ()) -> None:
     """Debian's server refuses to run as root: run it as the package's postgres user."""
     prefix = ["setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups"] if os.geteuid() == 0 else []
-    r = subprocess.run((NICE if nice else []) + prefix + cmd, capture_output=True, text=True)
+    r = subprocess.run([*under, *prefix, *cmd], capture_output=True, text=True)
     if r.returncode:
         raise RuntimeError(f"{Path(cmd[0]).name} failed: {(r.stderr or r.stdout).strip()[-500:]}")
 
@@ -74,16 +74,16 @@ class ExistingServer:
         _as_postgres([str(binaries() / "pg_ctl"), "-D", str(self.directory / "data"), "-m", "fast", "-w", "stop"])
 
 
-def repro(*args: str, env: dict[str, str], timeout: float = 900, nice: bool = False) -> subprocess.CompletedProcess:
-    """`python -m repro ARGS` as a user runs it, in the project's directory (`nice`: at the
-    lowest CPU priority, with every process it starts)."""
-    return subprocess.run([*(NICE if nice else []), sys.executable, "-m", "repro", *args],
+def repro(*args: str, env: dict[str, str], timeout: float = 900, under: Under = ()) -> subprocess.CompletedProcess:
+    """`python -m repro ARGS` as a user runs it, in the project's directory (`under`: the
+    command it runs under, with every process it starts)."""
+    return subprocess.run([*under, sys.executable, "-m", "repro", *args],
                           cwd=Path(__file__).resolve().parent.parent, env=env, capture_output=True, text=True,
                           timeout=timeout)
 
 
-def start(directory: Path, settings: dict[str, str] | None = None, nice: bool = False) -> ExistingServer:
-    """initdb, start with the given settings (`nice`: the server at the lowest CPU priority),
+def start(directory: Path, settings: dict[str, str] | None = None, under: Under = ()) -> ExistingServer:
+    """initdb, start with the given settings (`under`: the command the server runs under),
     and create the two roles with one password (given to the runs through PGPASSWORD only)."""
     bin_dir = binaries()
     if bin_dir is None:
@@ -100,7 +100,7 @@ def start(directory: Path, settings: dict[str, str] | None = None, nice: bool = 
     options = "".join(f" -c {k}={v}" for k, v in (settings or {}).items())
     _as_postgres([str(bin_dir / "pg_ctl"), "-D", str(data), "-w", "-l", str(directory / "log"), "-o",
                   f"-p {port} -c listen_addresses=127.0.0.1 -c unix_socket_directories={directory}{options}",
-                  "start"], nice)
+                  "start"], under)
     server = ExistingServer(directory, port, password)
     server.sql(f"CREATE ROLE {NO_CREATEDB} LOGIN PASSWORD '{password}'")
     return server
@@ -116,14 +116,14 @@ def installed() -> Path:
 
 
 @contextmanager
-def running(settings: dict[str, str] | None = None, nice: bool = False) -> Iterator[ExistingServer]:
+def running(settings: dict[str, str] | None = None, under: Under = ()) -> Iterator[ExistingServer]:
     """A cluster of a test's own (Debian's server installed first where it is missing), in a
     scratch directory that the postgres user reaches; stopped and removed afterwards."""
     installed()
     directory = Path(tempfile.mkdtemp(prefix="repro-existing-"))
     os.chmod(directory, 0o755)
     try:
-        s = start(directory / "cluster", settings, nice)
+        s = start(directory / "cluster", settings, under)
         yield s
         s.stop()
     finally:

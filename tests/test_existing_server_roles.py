@@ -10,6 +10,7 @@ takes no engine lock (repro.lab.runner.run), and the server is the tests' own.""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ from repro import registry
 from repro.errors import ReproError
 from repro.lab.existing import ExistingLab, check_dsn
 from repro.lab.local_client import LocalClient
-from unjudged import ROLE, Block, repro, role_env
+from unjudged import ROLE, Block, idle_hierarchy, repro, role_env
 
 
 @pytest.fixture(scope="module")
@@ -95,3 +96,18 @@ def test_a_local_client_keeps_its_environment_and_refuses_a_connection_variable(
         server.sql("CREATE EXTENSION pg_prewarm")  # not trusted: the stand-in reads the table
         server.sql("CREATE TABLE t AS SELECT generate_series(1, 1000) AS i")
         assert server.sql("SELECT pg_prewarm('t')")[0][0] > 0 and server.stand_ins == ["pg_prewarm"]
+
+
+def test_the_blocks_server_runs_on_the_cpu_time_others_leave(dba: ExistingServer) -> None:
+    """pg_ctl starts the server in a session of its own; it keeps nice 19 and stays in the
+    block's cgroup marked idle (tests/unjudged.py, `idle_cpu`)."""
+    pid = int((dba.directory / "data" / "postmaster.pid").read_text().split()[0])
+    assert os.getpriority(os.PRIO_PROCESS, pid) == 19
+    hierarchy = idle_hierarchy()
+    if hierarchy is None:
+        pytest.skip("no cgroup marked idle can be made here (needs root and cpu.idle): nice 19 alone")
+    v1 = hierarchy.name == "cpu"
+    path = next(line.split(":", 2)[2] for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines()
+                if line.split(":")[1] == ("cpu" if v1 else ""))
+    assert path == f"/repro-unjudged-{os.getpid()}"
+    assert Path(f"{hierarchy}{path}/cpu.idle").read_text().strip() == "1"
