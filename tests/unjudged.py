@@ -7,7 +7,8 @@ machine's client programs take none; local clusters get a run lock of their own 
 XDG_RUNTIME_DIR), and the block goes on in the background from the session's first test
 (`in_background`) while the session's other tests run one at a time: those tests judge no
 number they measure, and every process of the block (its server too) runs on the CPU time
-they leave (`idle_cpu`), so they run nearly as fast as alone (the disk and the caches are
+they leave (`idle_cpu`: as root, where the kernel marks a cgroup idle; else at nice 19,
+which slows them more), so they run nearly as fast as alone (the disk and the caches are
 still shared). A test that does judge what it measures, or reads pgbench -r's per-statement
 times (auto_explain), waits for the block to end first (tests/conftest.py,
 `after_the_block`). Nobody judges the block's numbers, so each run measures one round
@@ -18,10 +19,12 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -84,13 +87,15 @@ NICE = ["nice", "-n", "19"]
 
 def idle_hierarchy() -> Path | None:
     """Where this process can make a cgroup marked idle (cpu.idle, Linux 5.15 and later): as
-    root, in cgroup v1's cpu hierarchy, or in v2's root where its groups have cpu.idle."""
+    root, in a writable cgroup v1 cpu hierarchy, or in v2's root where its groups have
+    cpu.idle (a container's read-only /sys/fs/cgroup has none)."""
     v1, v2 = Path("/sys/fs/cgroup/cpu"), Path("/sys/fs/cgroup")
     if os.geteuid():
         return None
-    if (v1 / "cpu.idle").exists():
+    if (v1 / "cpu.idle").exists() and os.access(v1, os.W_OK):
         return v1
-    if (v2 / "cgroup.controllers").exists() and any((d / "cpu.idle").exists() for d in v2.iterdir()):
+    if ((v2 / "cgroup.controllers").exists() and os.access(v2, os.W_OK)
+            and any((d / "cpu.idle").exists() for d in v2.iterdir())):
         return v2
     return None
 
@@ -107,13 +112,27 @@ def idle_cpu() -> Iterator[Under]:
     if hierarchy is None:
         yield NICE
         return
-    group = hierarchy / f"repro-unjudged-{os.getpid()}"
-    group.mkdir()
+    group = Path(tempfile.mkdtemp(prefix="repro-unjudged-", dir=hierarchy))
     try:
         (group / "cpu.idle").write_text("1")
         yield ["sh", "-c", 'echo $$ > "$0" && exec "$@"', str(group / "cgroup.procs"), *NICE]
     finally:
-        group.rmdir()  # empty by now: the block's runs ended and its server stopped
+        _remove(group)
+
+
+def _remove(group: Path) -> None:
+    """Remove the group once its processes are gone (a postmaster that pg_ctl saw stop may
+    still be exiting); any left after 10 s, e.g. after an error, go back to its parent first,
+    so the group never outlives the session."""
+    procs = group / "cgroup.procs"
+    for _ in range(100):
+        if not procs.read_text().split():
+            break
+        time.sleep(0.1)
+    for pid in procs.read_text().split():
+        with suppress(OSError):  # gone meanwhile
+            (group.parent / "cgroup.procs").write_text(pid)
+    group.rmdir()
 
 
 @dataclass
