@@ -124,8 +124,10 @@ def running(settings: dict[str, str] | None = None, under: Under = ()) -> Iterat
     os.chmod(directory, 0o755)
     try:
         s = start(directory / "cluster", settings, under)
-        yield s
-        s.stop()
+        try:
+            yield s
+        finally:  # also when the test fails: no server outlives it
+            s.stop()
     finally:
         shutil.rmtree(directory, ignore_errors=True)
 

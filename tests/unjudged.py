@@ -6,9 +6,9 @@ local clusters of Debian's binaries that stand another process beside them
 machine's client programs take none; local clusters get a run lock of their own through
 XDG_RUNTIME_DIR), and the block goes on in the background from the session's first test
 (`in_background`) while the session's other tests run one at a time: those tests judge no
-number they measure, and every process of the block (its server too) runs on the CPU time
-they leave (`idle_cpu`), so they run nearly as fast as alone (the disk and the caches are
-still shared). A test that does judge what it measures, or reads pgbench -r's per-statement
+number they measure, and every process of the block (its server too) gets the CPU after
+them (`low_cpu`: as root, a cgroup of a low CPU weight; else nice 19, which slows them more),
+so they run nearly as fast as alone (the disk and the caches are still shared). A test that does judge what it measures, or reads pgbench -r's per-statement
 times (auto_explain), waits for the block to end first (tests/conftest.py,
 `after_the_block`). Nobody judges the block's numbers, so each run measures one round
 (--one-round, under a key of its own): on 2 cores the block costs the sum of its runs' work,
@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -82,38 +84,61 @@ def _process_list() -> Iterator[list[str]]:
 NICE = ["nice", "-n", "19"]
 
 
-def idle_hierarchy() -> Path | None:
-    """Where this process can make a cgroup marked idle (cpu.idle, Linux 5.15 and later): as
-    root, in cgroup v1's cpu hierarchy, or in v2's root where its groups have cpu.idle."""
+LOW_SHARE = 8  # the block's CPU weight: an eighth of a session's, or of the containers' group
+
+
+def cpu_hierarchy() -> tuple[Path, str, str] | None:
+    """Where this process can make a cgroup of a lower CPU weight, with the file that sets it
+    and the weight: as root, in a writable cgroup v1 cpu hierarchy (cpu.shares, 1024 a group
+    by default), or in v2's root with the cpu controller (cpu.weight, 100). None in a
+    container's read-only /sys/fs/cgroup."""
     v1, v2 = Path("/sys/fs/cgroup/cpu"), Path("/sys/fs/cgroup")
     if os.geteuid():
         return None
-    if (v1 / "cpu.idle").exists():
-        return v1
-    if (v2 / "cgroup.controllers").exists() and any((d / "cpu.idle").exists() for d in v2.iterdir()):
-        return v2
+    if (v1 / "cpu.shares").exists() and os.access(v1, os.W_OK):
+        return v1, "cpu.shares", str(1024 // LOW_SHARE)
+    controllers = v2 / "cgroup.subtree_control"
+    if controllers.exists() and "cpu" in controllers.read_text().split() and os.access(v2, os.W_OK):
+        return v2, "cpu.weight", str(100 // LOW_SHARE)
     return None
 
 
 @contextmanager
-def idle_cpu() -> Iterator[Under]:
-    """A command under which a process and all it starts get only the CPU time nobody else
-    wants: at nice 19, in a cgroup of their own marked idle where one can be made
-    (`idle_hierarchy`). nice alone is not enough: pg_ctl starts each server in a session of
-    its own, and with the kernel's autogroup every session shares the CPU with the others as
-    an equal, whatever its processes' nice (measured: the other measuring tests took 380 s
-    beside the block at nice 19 alone, against 250 s without it)."""
-    hierarchy = idle_hierarchy()
-    if hierarchy is None:
+def low_cpu() -> Iterator[Under]:
+    """A command under which a process and all it starts get the CPU after the session's other
+    tests: at nice 19, in a cgroup of their own with an eighth of the usual CPU weight where
+    one can be made (`cpu_hierarchy`). nice alone is not enough: pg_ctl starts each server in a
+    session of its own, and with the kernel's autogroup every session shares the CPU with the
+    others as an equal, whatever its processes' nice (measured: the other measuring tests took
+    380 s beside the block at nice 19 alone, against 250 s without it). Not a group marked
+    idle (cpu.idle): starved for seconds, a 1-second pgbench of the block's completed no
+    transaction (windows_linux on local clusters, 2026-11-30)."""
+    found = cpu_hierarchy()
+    if found is None:
         yield NICE
         return
-    group = hierarchy / f"repro-unjudged-{os.getpid()}"
-    group.mkdir()
+    hierarchy, weight, value = found
+    group = Path(tempfile.mkdtemp(prefix="repro-unjudged-", dir=hierarchy))
     try:
-        (group / "cpu.idle").write_text("1")
+        (group / weight).write_text(value)
         yield ["sh", "-c", 'echo $$ > "$0" && exec "$@"', str(group / "cgroup.procs"), *NICE]
     finally:
-        group.rmdir()  # empty by now: the block's runs ended and its server stopped
+        _remove(group)
+
+
+def _remove(group: Path) -> None:
+    """Remove the group once its processes are gone (a postmaster that pg_ctl saw stop may
+    still be exiting); any left after 10 s, e.g. after an error, go back to its parent first,
+    so the group never outlives the session."""
+    procs = group / "cgroup.procs"
+    for _ in range(100):
+        if not procs.read_text().split():
+            break
+        time.sleep(0.1)
+    for pid in procs.read_text().split():
+        with suppress(OSError):  # gone meanwhile
+            (group.parent / "cgroup.procs").write_text(pid)
+    group.rmdir()
 
 
 @dataclass
@@ -132,7 +157,7 @@ class Block:
 def block(root: Path, roles: bool, local: bool) -> Iterator[Block]:
     """Start the tests' Debian server with the CREATEDB role, run the block (the role runs
     if `roles`, the local ones if `local`), and keep the server until the session ends."""
-    with idle_cpu() as under, running(under=under) as server:
+    with low_cpu() as under, running(under=under) as server:
         server.sql(f"CREATE ROLE {ROLE} LOGIN CREATEDB PASSWORD '{server.password}'")
         before, listed = server.settings(), server.databases()
 
