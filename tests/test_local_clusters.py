@@ -118,6 +118,7 @@ def test_a_run_stopped_mid_way_leaves_nothing_once_clean_has_run(sig: signal.Sig
     before = _labs()
     run = _run(tmp_path, "run", "auto_explain", "--server", "local", "--pg", str(MAJOR), "--scale", "tiny")
     lab = _once_a_cluster_runs(before)
+    assert (lab / "client").is_dir(), "the client programs' scripts are outside the lab's directory"
     run.send_signal(sig)
     run.communicate(timeout=120)
     if sig == signal.SIGKILL:

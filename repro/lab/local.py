@@ -242,7 +242,7 @@ class LocalLab(Lab):
             for path in (self.directory, self.sockets):
                 os.chown(path, *ids)
         os.chmod(self.directory, 0o700)
-        self.client = LocalClient(str(self.binaries.bindir), {})
+        self.client = LocalClient(str(self.binaries.bindir), {}, self.directory / "client")
         self._clusters = 0  # made so far: each its directory and its socket's port
         self._made: list[LocalServer] = []  # every postmaster started, ready or not
         self._closed = False  # set by close: no postmaster starts after it

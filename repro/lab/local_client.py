@@ -13,6 +13,7 @@ import subprocess
 import tarfile
 import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from .. import majors
@@ -33,12 +34,15 @@ class Ran:
 class LocalClient:
     """pgbench and psql of this machine (PG_BINDIR, else PATH), for a run against an existing
     server with no Docker engine: the client side of a DBA's own box. Scripts that the lab
-    puts in "/tmp" of a helper container go to a private directory here instead."""
+    puts in "/tmp" of a helper container go to a private directory here instead: `scratch`,
+    a local lab's own (which `repro clean` removes after a SIGKILL), else a temporary one."""
 
-    def __init__(self, bindir: str | None, versions: dict[str, str]) -> None:
+    def __init__(self, bindir: str | None, versions: dict[str, str], scratch: Path | None = None) -> None:
         self.bindir = bindir
         self.versions = versions  # program -> its --version line
-        self._dir = tempfile.TemporaryDirectory(prefix="repro-client-")
+        self._own = None if scratch else tempfile.TemporaryDirectory(prefix="repro-client-")
+        self.scratch = scratch or Path(self._own.name)  # type: ignore[union-attr]
+        self.scratch.mkdir(mode=0o700, exist_ok=True)
         self._files: dict[str, str] = {}  # the path the lab named -> where it is here
 
     @staticmethod
@@ -76,7 +80,7 @@ class LocalClient:
     def put_archive(self, path: str, data: bytes) -> None:
         with tarfile.open(fileobj=io.BytesIO(data)) as tar:
             for member in tar.getmembers():
-                here = os.path.join(self._dir.name, f"{len(self._files)}-{os.path.basename(member.name)}")
+                here = os.path.join(self.scratch, f"{len(self._files)}-{os.path.basename(member.name)}")
                 with open(here, "wb") as f:
                     f.write(tar.extractfile(member).read())  # type: ignore[union-attr]
                 self._files[f"{path.rstrip('/')}/{member.name}"] = here
@@ -93,7 +97,8 @@ class LocalClient:
         return Ran(r.returncode, output)
 
     def close(self) -> None:
-        self._dir.cleanup()
+        if self._own is not None:
+            self._own.cleanup()
 
 
 def client_for(choice: str | None, server_major: float) -> LocalClient | None:
