@@ -8,12 +8,12 @@ XDG_RUNTIME_DIR), and the block goes on in the background from the session's fir
 (`in_background`) while the session's other tests run one at a time: those tests judge no
 number they measure, and every process of the block (its server too) gets the CPU after
 them (`low_cpu`: as root, a cgroup of a low CPU weight; else nice 19, which slows them more),
-so they run nearly as fast as alone (the disk and the caches are still shared). A test that does judge what it measures, or reads pgbench -r's per-statement
-times (auto_explain), waits for the block to end first (tests/conftest.py,
-`after_the_block`). Nobody judges the block's numbers, so each run measures one round
-(--one-round, under a key of its own): on 2 cores the block costs the sum of its runs' work,
-so each round it does not measure is time saved. Only the runs of the tests the session
-collected go in it."""
+and it slows them less than at an equal share (the disk and the caches are shared). A test that
+does judge what it measures, or reads pgbench -r's per-statement times (auto_explain), waits
+for the block to end first (tests/conftest.py, `after_the_block`). Nobody judges the block's
+numbers, so each run measures one round (--one-round, under a key of its own): on 2 cores
+the block costs the sum of its runs' work, so each round it does not measure is time saved.
+Only the runs of the tests the session collected go in it."""
 from __future__ import annotations
 
 import os
@@ -82,8 +82,6 @@ def _process_list() -> Iterator[list[str]]:
 
 
 NICE = ["nice", "-n", "19"]
-
-
 LOW_SHARE = 8  # the block's CPU weight: an eighth of a session's, or of the containers' group
 
 
@@ -109,9 +107,9 @@ def low_cpu() -> Iterator[Under]:
     tests: at nice 19, in a cgroup of their own with an eighth of the usual CPU weight where
     one can be made (`cpu_hierarchy`). nice alone is not enough: pg_ctl starts each server in a
     session of its own, and with the kernel's autogroup every session shares the CPU with the
-    others as an equal, whatever its processes' nice (measured: the other measuring tests took
-    380 s beside the block at nice 19 alone, against 250 s without it). Not a group marked
-    idle (cpu.idle): starved for seconds, a 1-second pgbench of the block's completed no
+    others as an equal, whatever its processes' nice (measured, `make test-measuring`: 375-388 s
+    with the block at nice 19 alone, 364 s in this group). Not a group marked idle (cpu.idle,
+    333 s): starved for seconds there, a 1-second pgbench of the block's completed no
     transaction (windows_linux on local clusters, 2026-11-30)."""
     found = cpu_hierarchy()
     if found is None:
