@@ -1,14 +1,21 @@
 """auto_explain: every condition measured every round; the originals' changes match the
-publications; F4 and F5 on crafted rounds."""
+publications; F4 and F5 on crafted rounds; a broken reading of pgbench -r in F1's pairs stops
+the run."""
+from pathlib import Path
+
+import pytest
 from conftest import chapter_result
 
 from repro import registry
-from repro.chapters.auto_explain import analysis
+from repro.chapters.auto_explain import analysis, experiment
 from repro.chapters.auto_explain.findings import FINDINGS
+from repro.errors import ReproError
+from repro.lab.pgbench import PgbenchResult, parse
 from repro.stats import Rounds
 from repro.verdict import CONTRADICTED, REPRODUCED, Environment
 
 FINDING = {f.id: f for f in FINDINGS}
+DATA = Path(__file__).parent / "data" / "pgbench"
 
 
 def test_every_condition_measured_every_round() -> None:
@@ -58,3 +65,35 @@ def test_f5_needs_timing_off_to_remove_most_of_the_overhead() -> None:
                                    count_parallel__analyze_no_timing=24)) == REPRODUCED
     assert _judge("F5", _latencies(**base, count_serial__analyze_no_timing=90,
                                    count_parallel__analyze_no_timing=36)) == CONTRADICTED
+
+
+class _Printed:
+    """A server whose pgbench printed this report. pg15_auto_explain_limit_r.txt is what
+    Debian's pgbench 15 printed on a cluster of its own, alone on this machine (2026-11-30).
+    The _cpu_shared file is an edited copy of it: the query's time set to 0.000, the reading
+    measured on 2026-11-29 with the cluster confined to a CPU hog's CPU (beside a hog on
+    pgbench's CPU it read 0.002 on 2026-11-30); its latency average and tps left as they were."""
+
+    def __init__(self, name: str) -> None:
+        self.report = (DATA / name).read_text()
+
+    def pgbench(self, args: list[str], files: dict[str, str]) -> PgbenchResult:
+        return parse(self.report)
+
+
+@pytest.mark.parametrize("broken", ["limit/not_loaded", "limit/preloaded"])
+def test_a_reading_of_f1s_pairs_at_0_ms_stops_the_run_in_one_line(broken: str) -> None:
+    """pgbench -r's per-statement times read short when another process shares pgbench's
+    CPU, down to 0 ms for the 1-row query (README, "Measure on a quiet machine"). F1's pairs
+    run one script, so every transaction ran the query: a 0 stops the run with one line that
+    says so, not with a ZeroDivisionError or a change of -100 %. (In a run of several
+    scripts, a script that no transaction picked reads 0 rightly: _mixed keeps it.)"""
+    queries = {"limit": "SELECT * FROM tab1 LIMIT 1;"}
+    alone = _Printed("pg15_auto_explain_limit_r.txt")
+    assert experiment._alternate(alone, alone, queries, 200, 2)["limit/preloaded"]["pair_changes_pct"] == [0, 0]
+    shared = _Printed("pg15_auto_explain_limit_r_cpu_shared.txt")
+    plain, loaded = (shared, alone) if broken == "limit/not_loaded" else (alone, shared)
+    with pytest.raises(ReproError) as raised:
+        experiment._alternate(plain, loaded, queries, 200, 2)
+    assert "\n" not in str(raised.value)
+    assert f"{broken} at 0 ms" in str(raised.value) and "quiet machine" in str(raised.value)

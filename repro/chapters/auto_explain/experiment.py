@@ -23,6 +23,7 @@ from collections.abc import Callable
 from statistics import median
 from typing import Any
 
+from ...errors import ReproError
 from ...lab.context import RunContext
 from ...lab.pgtools import parse_test_timing
 from ...lab.servers import Server
@@ -104,6 +105,10 @@ def _alternate(plain: Server, loaded: Server, queries: dict[str, str], tx: int, 
     for i in range(times):
         for name, server in order if i % 2 == 0 else order[::-1]:
             sides[name].append(_mixed(server, queries, "limit", {name: {}}, tx)[name]["latency_ms"])
+    for name, readings in sides.items():
+        if min(readings) <= 0:  # one script, run by every transaction: its query took some time
+            raise ReproError(f"pgbench -r read the 1-row query under {name} at 0 ms: its per-statement times "
+                             "fall short when another process shares its CPU; measure on a quiet machine")
     pairs = [(b / a - 1) * 100 for a, b in zip(sides["limit/not_loaded"], sides["limit/preloaded"])]
     return {"limit/not_loaded": {"latency_ms": median(sides["limit/not_loaded"])},
             "limit/preloaded": {"latency_ms": median(sides["limit/preloaded"]),
