@@ -1,6 +1,8 @@
 """What runs on the servers: an internal server and two external ones on a private network,
 004's join, UPDATE and INSERT run by pgbench against local tables or postgres_fdw foreign
-tables, all conditions interleaved round by round.
+tables, all conditions interleaved round by round. The foreign servers point where the run's
+servers reach one another: containers by alias on the run's network, local clusters
+(--server local) through the lab's socket directory, which only the run's user can enter.
 
 A pattern is a search_path (files/fdw.sql): 004's statements stay verbatim and each table
 name resolves to a local table or a foreign one. Before the rounds, every condition runs
@@ -41,6 +43,7 @@ from typing import Any, Callable
 
 import psycopg
 from psycopg import sql as pgsql
+from psycopg.conninfo import conninfo_to_dict
 
 from ...lab.context import RunContext
 from ...lab.existing import ExternalServer
@@ -59,8 +62,6 @@ QUIET = {"log_statement": "none", "log_min_error_statement": "panic",
          "log_transaction_sample_rate": "0", "debug_print_parse": "off",
          "debug_print_rewritten": "off", "debug_print_plan": "off", "track_activities": "off",
          "pg_stat_statements.track": "none", "pgaudit.log": "none"}
-SET_UP = ("CREATE EXTENSION", "CREATE SERVER", "CREATE USER MAPPING")  # fdw.sql's lines that a
-# loopback makes its own way; the rest (schemas, IMPORT FOREIGN SCHEMA) runs as it is
 
 
 def _start(ctx: RunContext) -> tuple[Server, dict[str, Server]]:
@@ -98,8 +99,9 @@ def _start(ctx: RunContext) -> tuple[Server, dict[str, Server]]:
     if ctx.external:
         ctx.record("usable", _loopback(ctx, internal, servers))
         return internal, servers
-    password = pgsql.Literal(ctx.lab.password)
-    internal.sql(pgsql.SQL(ctx.text("fdw.sql")).format(password=password))
+    internal.sql("CREATE EXTENSION postgres_fdw")
+    _peers(internal, servers)
+    internal.sql(ctx.text("fdw.sql"))
     if internal.major >= BATCH_SIZE_MAJOR:
         internal.sql(ctx.text("batch.sql"))
     ctx.record("usable", {"fdw": True, "counts": True})
@@ -143,7 +145,7 @@ def _loopback(ctx: RunContext, internal: Server, external: dict[str, Server]) ->
         _foreign_servers(internal, external)
         with _step(Text("サーバーが postgres_fdw で自分自身につなげませんでした",
                         "the server could not reach itself through postgres_fdw")):
-            internal.sql("\n".join(line for line in ctx.text("fdw.sql").splitlines() if not line.startswith(SET_UP)))
+            internal.sql(ctx.text("fdw.sql"))
             if internal.major >= BATCH_SIZE_MAJOR:
                 internal.sql(ctx.text("batch.sql"))
     except Unusable as exc:
@@ -160,6 +162,25 @@ def _options(settings: dict[str, str]) -> str:
     return " ".join(f"-c {k}={v.replace(' ', chr(92) + ' ')}" for k, v in settings.items())
 
 
+def _create(conn: psycopg.Connection, template: str, name: str, options: dict[str, str | None]) -> None:
+    """A foreign server or user mapping named `name`, with the options that have a value."""
+    conn.execute(pgsql.SQL(template).format(name=pgsql.Identifier(name), options=pgsql.SQL(", ").join(
+        pgsql.SQL("{} {}").format(pgsql.Identifier(k), pgsql.Literal(v)) for k, v in options.items() if v)))
+
+
+def _peers(internal: Server, external: dict[str, Server]) -> None:
+    """ext1 and ext2 where the run's servers reach one another (the lab's peer_conninfo: a
+    container by its alias on the run's network, with the run's password; a local cluster
+    through the lab's socket directory), each with a user mapping as that connection's user."""
+    with psycopg.connect(internal.conninfo(), autocommit=True) as conn:
+        for name, server in external.items():
+            peer = conninfo_to_dict(server.peer_conninfo())
+            _create(conn, "CREATE SERVER {name} FOREIGN DATA WRAPPER postgres_fdw OPTIONS ({options})", name,
+                    {k: peer.get(k) for k in ("host", "port", "dbname")})
+            _create(conn, "CREATE USER MAPPING FOR CURRENT_USER SERVER {name} OPTIONS ({options})", name,
+                    {k: peer.get(k) for k in ("user", "password")})
+
+
 def _foreign_servers(internal: Server, external: dict[str, Server]) -> None:
     """ext1 and ext2 at the host and port where libpq reached the server from here (DSN,
     service file, PG* variables), each with its scratch database and the session settings
@@ -168,16 +189,11 @@ def _foreign_servers(internal: Server, external: dict[str, Server]) -> None:
     session. The password goes nowhere else."""
     with psycopg.connect(internal.conninfo(), autocommit=True, connect_timeout=10) as conn:
         host, port, user, password = conn.info.host, str(conn.info.port), conn.info.user, conn.info.password
-
-        def create(template: str, name: str, options: dict[str, str | None]) -> None:
-            conn.execute(pgsql.SQL(template).format(name=pgsql.Identifier(name), options=pgsql.SQL(", ").join(
-                pgsql.SQL("{} {}").format(pgsql.Identifier(k), pgsql.Literal(v)) for k, v in options.items() if v)))
-
         with _step(Text("外部サーバーを作れませんでした", "the foreign servers could not be created")):
             for name, server in external.items():
                 assert isinstance(server, ExternalServer)
-                create("CREATE SERVER {name} FOREIGN DATA WRAPPER postgres_fdw OPTIONS ({options})", name,
-                       {"host": host, "port": port, "dbname": server.database, "options": _options(server.session)})
+                _create(conn, "CREATE SERVER {name} FOREIGN DATA WRAPPER postgres_fdw OPTIONS ({options})", name,
+                        {"host": host, "port": port, "dbname": server.database, "options": _options(server.session)})
         with _step(Text("ユーザーマッピングのパスワードをサーバーのログから外せませんでした",
                         "the user mapping's password could not be kept out of the server's log")):
             present = [r[0] for r in conn.execute("SELECT name FROM pg_settings WHERE name = ANY(%s)", (list(QUIET),))]
@@ -185,8 +201,8 @@ def _foreign_servers(internal: Server, external: dict[str, Server]) -> None:
                 conn.execute(pgsql.SQL("SET {} = {}").format(pgsql.Identifier(key), pgsql.Literal(QUIET[key])))
         with _step(Text("ユーザーマッピングを作れませんでした", "the user mappings could not be created"), password):
             for name in external:
-                create("CREATE USER MAPPING FOR CURRENT_USER SERVER {name} OPTIONS ({options})", name,
-                       {"user": user, "password": password})
+                _create(conn, "CREATE USER MAPPING FOR CURRENT_USER SERVER {name} OPTIONS ({options})", name,
+                        {"user": user, "password": password})
 
 
 def _counting(external: dict[str, Server]) -> None:

@@ -1,11 +1,7 @@
--- On the internal server: postgres_fdw, the two external servers, and one schema per
--- place a table can be; a pattern is a search_path, so every script names its tables
--- as 004's statements do. {password} is this run's password, never stored.
-CREATE EXTENSION postgres_fdw;
-CREATE SERVER ext1 FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host 'ext1', dbname 'bench');
-CREATE SERVER ext2 FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host 'ext2', dbname 'bench');
-CREATE USER MAPPING FOR CURRENT_USER SERVER ext1 OPTIONS (user 'postgres', password {password});
-CREATE USER MAPPING FOR CURRENT_USER SERVER ext2 OPTIONS (user 'postgres', password {password});
+-- On the internal server, once postgres_fdw and the foreign servers ext1 and ext2 exist
+-- (experiment.py: where the run's servers reach one another), one schema per place a
+-- table can be; a pattern is a search_path, so every script names its tables as 004's
+-- statements do.
 -- addrbook: local (a_local) or on ext1 (a_remote)
 CREATE SCHEMA a_remote;
 IMPORT FOREIGN SCHEMA public LIMIT TO (addrbook) FROM SERVER ext1 INTO a_remote;
