@@ -19,7 +19,9 @@ A refactor that changes how the code reads and not what it does changes the keys
 same, and so does a change that computes the same on every stored run (a check that no
 stored reading trips). Where one was reviewed as such, BRIDGES names the commits before and
 after it: a run whose code, by today's rule, is that of the commit before is a run of the
-commit after, and keeps its place as long as that code is today's.
+commit after, and keeps its place as long as that code is today's. A run of a tree with
+uncommitted changes has no commit's code to compare, but a key by today's rule is its code's:
+where it is the code's before a reviewed refactor, the run is carried alike.
 
     .venv/bin/python scripts/migrate_keys.py [--dry-run]
 """
@@ -175,7 +177,11 @@ def rekey(path: Path, doc: dict[str, Any], trees: Trees, write: bool) -> tuple[b
     first = key.get("rekeyed_from") or doc["provenance"].get("experiment") or key["experiment"]
     git = doc["provenance"].get("git") or {}
     then = trees.keys(git["commit"], doc["chapter"], doc["scale"], key["target"]) if git.get("commit") else None
-    if first == now["old"]:
+    if trees.bridged(key["experiment"], doc["chapter"], doc["scale"], key["target"]) == now["new"]:
+        # a key by today's rule is its code's, whatever its tree: that of a commit before a
+        # reviewed refactor (a run of a dirty tree, whose key was today's until the refactor)
+        how, new = "its key was today's before a reviewed refactor", now["new"]
+    elif first == now["old"]:
         how = "its code was today's, byte for byte"
         new = now["new"]
     elif then is not None and (first == then["old"] or git.get("dirty") is False):
