@@ -123,7 +123,8 @@ def reached(experiment: Path, existing: bool = False) -> dict[str, str]:
     return reach.reached(experiment, existing)
 
 
-LOCAL_LAB = ("local.py", "local_context.py", "binaries.py")  # repro/lab/: the local clusters' servers (--server local)
+LOCAL_LAB = ("local.py", "local_context.py", "binaries.py",  # repro/lab/: the local clusters' servers (--server local)
+             "local_tracing.py")  # since #71's eic (a tree before it has none)
 
 
 def experiment(package: Path, params: dict[str, Any] | None, target: str = "container") -> str:
@@ -138,7 +139,7 @@ def experiment(package: Path, params: dict[str, Any] | None, target: str = "cont
         digest.update(f"{name}\0{syntax}\0".encode())
     if target.startswith("local:"):
         from . import reach
-        for name in LOCAL_LAB:
+        for name in filter(lambda n: (package.parent.parent / "lab" / n).exists(), LOCAL_LAB):
             found = reach.module(f"repro.lab.{name.removesuffix('.py')}", package.parent.parent / "lab" / name)
             digest.update("".join(f"{name}:{q}\0{found.normal(q)}\0" for q in sorted(found.units)).encode())
     for path in sorted(p for p in (package / "files").rglob("*") if p.is_file()):

@@ -22,6 +22,7 @@
 #   postgresql   a server the project does not start, for the test of runs against an
 #                existing server (tests/existing_server.py starts a cluster of its own), and
 #                its pgbench and psql, which such runs use with no Docker (--client local)
+#   strace       eic's trace on local clusters (--server local), which make test runs
 set -euo pipefail
 engine=(docker.io)
 command -v dockerd > /dev/null && ! dpkg-query -W docker.io > /dev/null 2>&1 && engine=()
@@ -30,7 +31,7 @@ pages=(gettext plantuml graphviz fonts-noto-cjk)
 pdf=(texlive-lang-japanese texlive-latex-recommended texlive-latex-extra texlive-plain-generic
      texlive-fonts-recommended tex-gyre latexmk poppler-utils)
 case "${1:-all}" in
-  all) packages=("${run[@]}" "${pages[@]}" "${pdf[@]}" chromium stress-ng postgresql) ;;
+  all) packages=("${run[@]}" "${pages[@]}" "${pdf[@]}" chromium stress-ng postgresql strace) ;;
   run) packages=("${run[@]}") ;;
   html) packages=("${run[@]}" "${pages[@]}") ;;
   site) packages=("${pages[@]}" "${pdf[@]}") ;;

@@ -132,7 +132,7 @@ def test_a_trace_that_followed_no_backend_is_no_evidence() -> None:
 
 
 def test_a_trace_whose_tracer_died_is_no_evidence() -> None:
-    """strace gone before the workload ended (lab.strace.stop found none to interrupt): its
+    """strace gone before the workload ended (its tracer found none to interrupt): its
     partial counts, however many, decide nothing."""
     died, sysv = {**_traced(0, 500), "tracer_died": True}, _traced(900, 0)
     for fid in ("F5", "F6", "F7"):

@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -271,15 +272,46 @@ def test_the_list_shows_each_chapters_key() -> None:
         assert f"{name:16} {registry.get(name).experiment_hash('default')} " in out
 
 
+def _migration() -> Any:
+    """scripts/migrate_keys.py as a module."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("migrate_keys", ROOT / "scripts" / "migrate_keys.py")
+    migrate = sys.modules["migrate_keys"] = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(migrate)
+    return migrate
+
+
+def test_a_run_of_a_dirty_tree_keyed_as_the_code_before_a_reviewed_refactor_is_carried(tmp_path: Path) -> None:
+    """A run whose tree had uncommitted changes has no commit's code to compare; its key, by
+    today's rule, is its code's all the same. Where that key is the code's before a reviewed
+    refactor (BRIDGES) whose code after is today's, it gets today's key (its first kept); any
+    other key of such a run is left as it is."""
+    migrate = _migration()
+    trees = migrate.Trees(tmp_path / "trees", tmp_path / "cache")
+    today = registry.get("eic").experiment_hash("default")
+    befores = [trees.keys(before, "eic", "default", "container") for before, _ in migrate.BRIDGES]
+    moved = [k["new"] for k in befores if k and k["new"] != today
+             and trees.bridged(k["new"], "eic", "default", "container") == today]
+    if not moved:
+        pytest.skip("no reviewed refactor carries eic's code to today's")
+
+    def run(key: str) -> dict[str, Any]:
+        return {"chapter": "eic", "scale": "default", "key": {"experiment": key, "target": "container"},
+                "provenance": {"git": {"commit": "0" * 40, "dirty": True}}}
+    carried = run(moved[-1])
+    assert migrate.rekey(tmp_path / "run.json", carried, trees, write=True) == (
+        True, "kept: its key was today's before a reviewed refactor")
+    assert carried["key"]["experiment"] == today and carried["key"]["rekeyed_from"] == moved[-1]
+    assert migrate.rekey(tmp_path / "other.json", run("0" * 16), trees, write=True) == (
+        False, "left out: its tree had uncommitted changes that its key does not match")
+
+
 def test_the_migration_gives_a_stored_run_todays_key_where_its_commits_code_is_todays(tmp_path: Path) -> None:
     """scripts/migrate_keys.py, on a run as it was before it and once more after: today's
     key where the code at the run's commit is today's by today's rule (or the code before a
     reviewed refactor, BRIDGES, whose code after is today's), its first key kept; a run whose
     commit's code differs keeps the key it has. A second pass reads the cache."""
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("migrate_keys", ROOT / "scripts" / "migrate_keys.py")
-    migrate = sys.modules["migrate_keys"] = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(migrate)
+    migrate = _migration()
     path = max((ROOT / "results" / "partitions").glob("pg17-default-*.json"))
     doc = json.loads(path.read_text())
     commit = doc["provenance"]["git"]["commit"]

@@ -24,7 +24,9 @@ import pytest
 
 from repro.lab import local_cleanup, runner
 from repro.lab.local import LocalLab
+from repro.lab.local_tracing import CONTAINER_DATA
 from repro.lab.runlock import engine_lock
+from repro.lab.strace import parse, traced
 from repro.results import ROOT
 from unjudged import ALONE, LOCAL, LOCAL_RUNS, NO_ENGINE, Block, Done, debian_major, local_run
 
@@ -45,8 +47,8 @@ def _listeners() -> set[str]:
 
 def _postmasters(directory: Path) -> list[str]:
     """Processes whose command line names the directory."""
-    out = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True).stdout
-    return [line for line in out.splitlines() if str(directory) in line and "ps -eo" not in line]
+    out = subprocess.run(["ps", "-eww", "-o", "pid,args"], capture_output=True, text=True).stdout
+    return [line for line in out.splitlines() if str(directory) in line and "ps -eww" not in line]
 
 
 def test_a_local_lab_restarts_streams_and_leaves_nothing(no_engine: None) -> None:
@@ -90,6 +92,39 @@ def test_a_local_lab_restarts_streams_and_leaves_nothing(no_engine: None) -> Non
         assert _listeners() <= before, "a cluster listens on TCP"
         assert _postmasters(directory)
     assert not directory.exists() and not _postmasters(directory)
+
+
+def _tracers(directory: Path) -> list[str]:
+    """strace processes whose command line names the directory (their output file is in it)."""
+    return [line for line in _postmasters(directory) if "strace" in line]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="strace beside a cluster of another user needs root")
+def test_strace_beside_a_local_cluster_names_its_files_as_a_container_and_leaves_nothing(no_engine: None) -> None:
+    """A backend traced on a local cluster: the trace sees its reads of a table's file, named
+    as in a container (the lab's directory appears nowhere); a tracer killed inside the block
+    is noticed; the tracer's files are gone after each block and no strace stays."""
+    with LocalLab(MAJOR) as lab:
+        server = lab.server("traced", ptrace=True)
+        server.sql("CREATE TABLE t AS SELECT generate_series(1, 1000) AS i")
+        path = server.sql("SELECT pg_relation_filepath('t')")[0][0]
+        server.restart(None)  # shared_buffers empty: the scan reads the file
+        with psycopg.connect(server.conninfo(), autocommit=True) as conn:
+            pid = conn.info.backend_pid
+            with traced(server, [pid]) as whole:
+                assert _tracers(lab.directory)
+                conn.execute("SELECT count(*) FROM t")
+            assert not _tracers(lab.directory)
+            with traced(server, [pid]) as killed:
+                [tracer] = [int(line.split()[0]) for line in _tracers(lab.directory)]
+                os.kill(tracer, signal.SIGKILL)
+                conn.execute("SELECT count(*) FROM t")
+        assert not whole.tracer_died and killed.tracer_died
+        calls = parse("\n".join(whole.lines), [f"{CONTAINER_DATA}/{path}"])
+        assert calls.reads, whole.lines[:20]
+        assert str(lab.directory) not in "\n".join(whole.lines + killed.lines)
+        assert not list(server.data.parent.glob("repro-strace.txt*"))
+        assert not _tracers(lab.directory)
 
 
 def _run(results: Path, *args: str) -> subprocess.Popen:

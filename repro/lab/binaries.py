@@ -10,6 +10,7 @@ import platform
 import pwd
 import re
 import shutil
+import signal
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,13 +43,15 @@ class Binaries:
 
     def features(self) -> frozenset[str]:
         """What these binaries offer of what chapters need: extensions whose control file and
-        library are installed, JIT's library, and tools on PATH (procps)."""
+        library are installed, JIT's library, and tools on PATH (procps, strace)."""
         share, lib = self.config("--sharedir"), self.config("--pkglibdir")
         found = {x for x in EXTENSIONS if (share / "extension" / f"{x}.control").exists()}
         if (lib / "llvmjit.so").exists():
             found.add("jit")
         if shutil.which("ps"):
             found.add("procps")
+        if shutil.which("strace"):
+            found.add("strace")
         return frozenset(found)
 
     def image(self) -> images.Image:
@@ -109,6 +112,20 @@ def as_owner(cmd: list[str]) -> list[str]:
     if ids is None:
         return cmd
     return ["setpriv", f"--reuid={ids[0]}", f"--regid={ids[1]}", "--init-groups", *cmd]
+
+
+def interrupted(process: subprocess.Popen | None, timeout_s: float) -> bool:
+    """SIGINT to a program the run started, then wait for it (killed after `timeout_s`); False
+    if it had ended already."""
+    if process is None or process.poll() is not None:
+        return False
+    process.send_signal(signal.SIGINT)
+    try:
+        process.wait(timeout_s)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    return True
 
 
 def processes() -> list[tuple[int, str, int, list[str]]]:

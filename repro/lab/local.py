@@ -14,14 +14,13 @@ an error or a signal (the Lab's handling). A lab's directory carries a marker fi
 
 Only runs on this target execute this module: containers' keys do not reach it (the runner
 imports it, no experiment does); a local run's key adds it, local_context.py and binaries.py
-whole (fingerprint.LOCAL_LAB).
+whole, with local_tracing.py (fingerprint.LOCAL_LAB).
 """
 from __future__ import annotations
 
 import os
 import re
 import shutil
-import signal
 import subprocess
 import tempfile
 import threading
@@ -38,9 +37,10 @@ from .harness import images
 from .harness.connections import STARTED_WITH
 from .harness.containers import DB, USER
 from .harness.waiting import until
-from .binaries import Binaries, as_owner, binaries, owner, processes, usable_cpus
+from .binaries import Binaries, as_owner, binaries, interrupted, owner, processes, usable_cpus
 from .local_client import LocalClient
 from .local_cleanup import MARKER, PREFIX, STOP_TIMEOUT_S, stop_clusters
+from .local_tracing import CONTAINER_DATA, LocalTracer
 from .provenance import redacted as password_redacted
 from .servers import Lab, Server, fixed_settings
 
@@ -50,9 +50,6 @@ FIRST_PORT = 50000  # names each cluster's socket (.s.PGSQL.<port>); nothing lis
 # from run to run, and would keep every run out of the others' pool
 REACHED_BY = ("port", "listen_addresses", "unix_socket_directories")
 SOCKETS = "<sockets>"  # the lab's socket directory, where a recorded value names it
-# a container's data directory (the images' PGDATA), which chapters name in client commands
-# (pg_test_fsync's file, stat -f): on a local cluster, that cluster's own
-CONTAINER_DATA = "/var/lib/postgresql/data"
 CONTAINER_PATH = re.compile(re.escape(CONTAINER_DATA) + r"(?![\w.-])")  # that directory, or a path in it
 
 
@@ -152,14 +149,7 @@ class LocalServer(Server):
 
     def stop(self) -> None:
         """Fast shutdown (SIGINT to the postmaster), waited for."""
-        if self.process is None or self.process.poll() is not None:
-            return
-        self.process.send_signal(signal.SIGINT)
-        try:
-            self.process.wait(STOP_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        interrupted(self.process, STOP_TIMEOUT_S)
 
     def restart(self, settings: dict[str, str] | None) -> None:
         """As ContainerServer.restart: `settings` as the ALTER SYSTEM layer, or None keeping it."""
@@ -205,6 +195,10 @@ class LocalServer(Server):
             except ProcessLookupError:
                 pass  # a backend that has just ended
         return {"cpus": ",".join(map(str, sorted(cpus)))}
+
+    def tracer(self, name: str) -> LocalTracer:
+        """strace on this machine, its files in the cluster's directory."""
+        return LocalTracer(self.data, name)
 
     def _children(self) -> list[int]:
         postmaster = self.process.pid if self.process else -1

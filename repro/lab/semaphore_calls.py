@@ -16,11 +16,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .servers import ContainerServer
-from .strace import _as_root, attach, stop
+from .strace import attach
 
 CALLS = ("futex", "semop", "semtimedop")
 SEMAPHORE_FUNCTIONS = ("PGSemaphoreLock", "PGSemaphoreUnlock")
-OUTPUT = "/tmp/repro-semaphores.txt"
 
 _CALL = re.compile(r"^(?P<call>\w+)\(.*\)\s+=\s+(?P<ret>-?\d+|\?)(?:\s+(?P<errno>E[A-Z0-9]+))?")
 _FRAME = re.compile(r"^ > [^(]*\((?P<function>[^+)]*)")
@@ -85,14 +84,13 @@ def traced(server: ContainerServer, workload: Callable[[], Any]) -> SemaphoreCal
     """Trace the postmaster's new children while `workload` runs (strace attached first)."""
     data = server.sql("SHOW data_directory")[0][0]
     pid = int(server.run(["head", "-n", "1", f"{data}/postmaster.pid"]).strip())
-    command = (f"rm -f {OUTPUT}.*; exec strace -qq -ff -k -e trace={','.join(CALLS)} "
-               f"-e signal=none -o {OUTPUT} -p {pid}")
-    attach(server, command, [pid])
+    tracer = attach(server, "repro-semaphores", ["-qq", "-ff", "-k", "-e", f"trace={','.join(CALLS)}",
+                                                 "-e", "signal=none"], [pid])
     try:
         workload()
     finally:
-        died = not stop(server)
-    found = parse(_as_root(server, f"cat {OUTPUT}.* 2>/dev/null; rm -f {OUTPUT}.*"))
+        died = not tracer.interrupt()
+    found = parse(tracer.collect())
     found.tracer_died = died
     return found
 

@@ -1,8 +1,10 @@
-"""System calls of server processes, counted by strace inside their container.
+"""System calls of server processes, counted by strace beside them.
 
-strace runs as root in an ordinary exec of a container started with `ptrace=True`, which
-adds CAP_SYS_PTRACE and nothing else: with it, ptrace works also where Yama restricts it to
-a process's ancestors (Ubuntu's default), and no container or exec is privileged.
+strace runs where the server's lab puts it (`server.tracer()`): as root in an ordinary exec
+of a container started with `ptrace=True`, which adds CAP_SYS_PTRACE and nothing else (with
+it, ptrace works also where Yama restricts it to a process's ancestors, Ubuntu's default, and
+no container or exec is privileged); or on this machine beside a local cluster, as the run's
+user (repro/lab/local.py).
 The trace lists file descriptors with their paths (-y), so the calls on one relation's files
 can be told from the rest; each process writes its own file (-ff), so no call is split
 across lines by another process's.
@@ -13,14 +15,13 @@ import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Protocol
 
-from ..errors import ReproError
 from .harness.waiting import until
-from .servers import ContainerServer
+from .servers import Server
 
 READS = ("read", "pread64", "preadv", "preadv2")
 TRACED = ("fadvise64", *READS)
-OUTPUT = "/tmp/repro-strace.txt"
 ATTACH_TIMEOUT_S = 5
 
 _CALL = re.compile(r"^(?:\[pid\s+\d+\]\s+|\d+\s+)?(?P<call>\w+)\((?P<fd>\d+)<(?P<path>[^>]*)>, "
@@ -68,53 +69,40 @@ class Trace:
     tracer_died: bool = False
 
 
+class Tracer(Protocol):
+    """Where strace runs beside a server (repro/lab/harness/tracing.py, repro/lab/local.py)."""
+
+    def launch(self, options: Sequence[str], pids: Sequence[int]) -> None: ...
+    def attached(self, pids: Sequence[int]) -> bool: ...
+    def interrupt(self) -> bool: ...
+    def collect(self) -> str: ...
+    def refusal(self, pids: Sequence[int]) -> str: ...
+
+
 @contextmanager
-def traced(server: ContainerServer, pids: Sequence[int]) -> Iterator[Trace]:
+def traced(server: Server, pids: Sequence[int]) -> Iterator[Trace]:
     """Trace `pids` while the block runs; yields a `Trace` that holds the trace after it.
 
     strace starts detached and the block begins only once every pid shows a tracer; on
     leaving, strace is interrupted and its output read."""
-    targets = " ".join(f"-p {int(p)}" for p in pids)
-    command = (f"rm -f {OUTPUT}.*; exec strace -qq -ff -y -s 0 -e trace={','.join(TRACED)} "
-               f"-e signal=none -o {OUTPUT} {targets}")
-    attach(server, command, pids)
+    tracer = attach(server, "repro-strace", ["-qq", "-ff", "-y", "-s", "0", "-e", f"trace={','.join(TRACED)}",
+                                             "-e", "signal=none"], pids)
     trace = Trace()
     try:
         yield trace
     finally:
-        trace.tracer_died = not stop(server)
-    trace.lines += _as_root(server, f"cat {OUTPUT}.*; rm -f {OUTPUT}.*").splitlines()
+        trace.tracer_died = not tracer.interrupt()
+    trace.lines += tracer.collect().splitlines()
 
 
-def stop(server: ContainerServer) -> bool:
-    """Interrupt strace and wait until it has written its files; False if no strace was left
-    to interrupt (it died, or its tracees all ended, before the traced work did)."""
-    return _as_root(server, STOP).strip() == "stopped"
-
-
-STOP = ("if pkill -INT -x strace; then while pgrep -x strace > /dev/null; do sleep 0.05; done; "
-        "echo stopped; fi")
-
-
-def attach(server: ContainerServer, command: str, pids: Sequence[int]) -> None:
-    """Start strace as root and wait until every pid shows a tracer; stop it and fail with
-    one line if that never comes."""
-    server.docker.exec_run(["sh", "-c", command], detach=True, user="root")
-    check = " && ".join(f"! grep -q '^TracerPid:[[:space:]]*0$' /proc/{int(p)}/status" for p in pids)
+def attach(server: Server, name: str, options: Sequence[str], pids: Sequence[int]) -> Tracer:
+    """Start strace with `options` on `pids`, its files named after `name`, and wait until
+    every pid shows a tracer; stop it and fail with one line if that never comes."""
+    tracer: Tracer = server.tracer(name)
+    tracer.launch(options, pids)
 
     def refused() -> str:
-        stop(server)  # no strace is left behind the run that fails here
-        caps = server.docker.attrs["HostConfig"].get("CapAdd") or []
-        return (f"strace could not attach to {list(pids)}: "
-                + ("the Docker engine refuses ptrace to a container with SYS_PTRACE "
-                   "(its seccomp profile or security module?)" if "SYS_PTRACE" in caps
-                   else "the server was not started with ptrace=True (CAP_SYS_PTRACE)"))
-    until(lambda: server.docker.exec_run(["sh", "-c", check]).exit_code == 0, ATTACH_TIMEOUT_S, refused)
-
-
-def _as_root(server: ContainerServer, script: str) -> str:
-    """A shell script as root in the container (strace and its files are root's)."""
-    result = server.docker.exec_run(["sh", "-c", script], user="root")
-    if result.exit_code != 0:
-        raise ReproError(f"`{script}` failed: {result.output.decode(errors='replace').strip()}")
-    return result.output.decode(errors="replace")
+        tracer.interrupt()  # no strace is left behind the run that fails here
+        return tracer.refusal(pids)
+    until(lambda: tracer.attached(pids), ATTACH_TIMEOUT_S, refused)
+    return tracer

@@ -2,7 +2,8 @@
 cold, one condition per effective_io_concurrency value, interleaved round by round.
 
 A cold run restarts the server (empty shared_buffers), drops the table's and the index's
-files from the kernel's page cache from inside the container, then runs EXPLAIN (ANALYZE,
+files from the kernel's page cache from inside the container (beside a local cluster, on
+this machine: --server local), then runs EXPLAIN (ANALYZE,
 BUFFERS) of the query while /proc/diskstats counts the device's read requests and bytes:
 the buffers read (not hit) and the bytes the device delivered show that the run was cold.
 Before the rounds, one cold run per serial condition runs under strace, to count the

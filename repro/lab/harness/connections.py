@@ -22,6 +22,7 @@ from ...errors import ReproError
 from ...text import Text
 from .containers import DB, USER
 from .images import Image
+from .tracing import InContainerTracer
 from .waiting import until
 
 if TYPE_CHECKING:
@@ -48,6 +49,11 @@ class Endpoint:
     @property
     def docker(self) -> Any:
         """The container where client programs (pgbench, psql) run."""
+        raise NotImplementedError
+
+    def tracer(self, name: str) -> Any:
+        """Where strace runs beside the server (repro/lab/strace.py's Tracer), its files named
+        after `name`: only a server of the run's own."""
         raise NotImplementedError
 
     def _connect(self, autocommit: bool = False) -> psycopg.Connection:
@@ -126,6 +132,10 @@ class InContainer(Endpoint):
         if self.alias is None:
             raise ReproError("a server that peers reach needs a network alias")
         return f"host={self.alias} user={USER} password={self._password} dbname={dbname}"
+
+    def tracer(self, name: str) -> InContainerTracer:
+        """strace in the server's own container."""
+        return InContainerTracer(self.docker, name)
 
     def _exec(self, cmd: list[str], **how: Any) -> tuple[int, str]:
         """Run a command in the container (docker exec, `how` its options): its exit code and
