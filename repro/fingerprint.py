@@ -124,7 +124,7 @@ def reached(experiment: Path, existing: bool = False) -> dict[str, str]:
 
 
 LOCAL_LAB = ("local.py", "local_context.py", "binaries.py",  # repro/lab/: the local clusters' servers (--server local)
-             "local_tracing.py")  # since #71's eic (a tree before it has none)
+             "local_tracing.py")
 
 
 def experiment(package: Path, params: dict[str, Any] | None, target: str = "container") -> str:
@@ -139,8 +139,11 @@ def experiment(package: Path, params: dict[str, Any] | None, target: str = "cont
         digest.update(f"{name}\0{syntax}\0".encode())
     if target.startswith("local:"):
         from . import reach
-        for name in filter(lambda n: (package.parent.parent / "lab" / n).exists(), LOCAL_LAB):
-            found = reach.module(f"repro.lab.{name.removesuffix('.py')}", package.parent.parent / "lab" / name)
+        for name in LOCAL_LAB:
+            path = package.parent.parent / "lab" / name
+            if name == "local_tracing.py" and not path.exists():  # a tree before it
+                continue
+            found = reach.module(f"repro.lab.{name.removesuffix('.py')}", path)
             digest.update("".join(f"{name}:{q}\0{found.normal(q)}\0" for q in sorted(found.units)).encode())
     for path in sorted(p for p in (package / "files").rglob("*") if p.is_file()):
         digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")

@@ -36,12 +36,7 @@ HARNESS = {"repro.lab.harness:"} | {f"repro.lab.harness.{unit}" for unit in (
     "images:", "images:Image", "images:Image.key", "images:LABEL", "images:client", "images:resolve_image",
     "progress:", "progress:Progress", "progress:Progress.__init__", "progress:Progress.note", "progress:_clock",
     "waiting:", "waiting:Value", "waiting:until",
-    # #71: how strace reaches a container's processes (the exec, its files, stopping it), moved
-    # out of lab/strace.py so that a local cluster's tracer can stand in (the same commands)
-    "connections:Endpoint.tracer", "connections:InContainer.tracer",
-    "tracing:", "tracing:InContainerTracer", "tracing:InContainerTracer.__init__", "tracing:InContainerTracer.launch",
-    "tracing:InContainerTracer.attached", "tracing:InContainerTracer.interrupt", "tracing:InContainerTracer.collect",
-    "tracing:InContainerTracer.refusal", "tracing:InContainerTracer._as_root", "tracing:STOP",
+    "connections:Endpoint.tracer",  # #71: where strace runs (ContainerServer's, LocalServer's)
 )}
 
 

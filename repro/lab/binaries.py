@@ -43,15 +43,13 @@ class Binaries:
 
     def features(self) -> frozenset[str]:
         """What these binaries offer of what chapters need: extensions whose control file and
-        library are installed, JIT's library, and tools on PATH (procps, strace)."""
+        library are installed, JIT's library, and tools on PATH (procps)."""
         share, lib = self.config("--sharedir"), self.config("--pkglibdir")
         found = {x for x in EXTENSIONS if (share / "extension" / f"{x}.control").exists()}
         if (lib / "llvmjit.so").exists():
             found.add("jit")
         if shutil.which("ps"):
             found.add("procps")
-        if shutil.which("strace"):
-            found.add("strace")
         return frozenset(found)
 
     def image(self) -> images.Image:

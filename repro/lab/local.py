@@ -124,7 +124,7 @@ class LocalServer(Server):
     def start(self) -> None:
         """Start the postmaster in a session of its own (a Ctrl-C at the terminal reaches the
         run, which stops it), its log in the cluster's directory."""
-        log = open(self.data.parent / "log", "ab")
+        log = open(self._log(), "ab")
         on_cpu = ["taskset", "-c", str(self.cpu)] if self.cpu is not None else []  # a restart keeps it
         self.process = subprocess.Popen(on_cpu + as_owner(self.command), stdout=log, stderr=subprocess.STDOUT,
                                         stdin=subprocess.DEVNULL, start_new_session=True)
@@ -197,19 +197,23 @@ class LocalServer(Server):
         return {"cpus": ",".join(map(str, sorted(cpus)))}
 
     def tracer(self, name: str) -> LocalTracer:
-        """strace on this machine, its files in the cluster's directory."""
-        return LocalTracer(self.data, name)
+        """strace on this machine, its files in a directory of the lab's own (the run's)."""
+        return LocalTracer(self.data, Path(tempfile.mkdtemp(prefix=f"{name}-", dir=self.data.parent.parent)), name)
 
     def _children(self) -> list[int]:
         postmaster = self.process.pid if self.process else -1
         return [pid for pid, _, parent, _ in processes() if parent == postmaster]
+
+    def _log(self) -> Path:
+        """The postmaster's output, beside its cluster in the lab's directory (the run's)."""
+        return self.data.parent.with_suffix(".log")
 
     def _name(self) -> str:
         return self.alias or str(self.data.parent.name)
 
     def _last_lines(self) -> str:
         try:
-            return "\n".join((self.data.parent / "log").read_text(errors="replace").splitlines()[-5:])
+            return "\n".join(self._log().read_text(errors="replace").splitlines()[-5:])
         except OSError:
             return ""
 
@@ -232,10 +236,10 @@ class LocalLab(Lab):
         self.sockets = self.directory / "sockets"
         self.sockets.mkdir(mode=0o700)
         ids = owner()
-        if ids is not None:  # the clusters' user enters it; nobody else does
-            for path in (self.directory, self.sockets):
-                os.chown(path, *ids)
-        os.chmod(self.directory, 0o700)
+        if ids is not None:  # the clusters' user passes through it and enters the sockets'; nobody else
+            os.chown(self.sockets, *ids)  # does. The run's own files stay the run's: none of the
+            os.chown(self.directory, os.getuid(), ids[1])  # clusters' processes may put a link where
+        os.chmod(self.directory, 0o710 if ids else 0o700)  # root writes (a log, a trace, the password)
         self.client = LocalClient(str(self.binaries.bindir), {}, self.directory / "client")
         self._clusters = 0  # made so far: each its directory and its socket's port
         self._made: list[LocalServer] = []  # every postmaster started, ready or not
@@ -298,7 +302,7 @@ class LocalLab(Lab):
     def _initdb(self, data: Path) -> None:
         """initdb with the lab's password for connections over TCP (none listen), trust on
         the socket, whose directory only the clusters' user enters; UTF-8 as Debian's clusters."""
-        pwfile = data.parent / "pw"
+        pwfile = self.directory / f"{data.parent.name}.pw"
         pwfile.write_text(self.password)
         ids = owner()
         if ids is not None:

@@ -25,14 +25,15 @@ CONTAINER_DATA = "/var/lib/postgresql/data"
 class LocalTracer:
     """strace beside a local cluster, as the run's user: root may trace the clusters'
     `postgres` processes; another user only where the kernel lets a process trace its
-    siblings (kernel.yama.ptrace_scope 0). Its files go to the cluster's directory, and what it
-    wrote names the cluster's data directory as a container's, as the client programs' output
+    siblings (kernel.yama.ptrace_scope 0). Its files go to `directory`, the run's own (never
+    one the clusters' user may write: root follows no link of theirs), and what it wrote
+    names the cluster's data directory as a container's, as the client programs' output
     does. It is stopped by its own pid, never by a name."""
 
-    def __init__(self, data: Path, name: str) -> None:
+    def __init__(self, data: Path, directory: Path, name: str) -> None:
         self.data = data
-        self.output = data.parent / f"{name}.txt"  # strace -ff adds each process's pid
-        self.errors = data.parent / f"{name}.stderr"
+        self.output = directory / f"{name}.txt"  # strace -ff adds each process's pid
+        self.errors = directory / f"{name}.stderr"
         self.process: subprocess.Popen | None = None
 
     def launch(self, options: Sequence[str], pids: Sequence[int]) -> None:
@@ -80,5 +81,5 @@ class LocalTracer:
         return f"strace could not attach to {list(pids)}: {why}"
 
     def _remove(self) -> None:
-        for f in self.output.parent.glob(self.output.name + ".*"):
-            f.unlink()
+        for f in [*self.output.parent.glob(self.output.name + ".*"), self.errors]:
+            f.unlink(missing_ok=True)

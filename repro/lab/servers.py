@@ -26,6 +26,7 @@ from .harness.connections import Endpoint, InContainer
 from .harness.containers import DB, USER, Containers
 from .harness.waiting import until
 from .pgbench import PgbenchResult, parse
+from .tracing import InContainerTracer
 
 if TYPE_CHECKING:
     from testcontainers.core.network import Network
@@ -135,6 +136,10 @@ class ContainerServer(Server, InContainer):
         """Run the whole server on one CPU: the container's cpuset, which every process in it
         keeps, those started later too (recorded with the container: host_config)."""
         self.docker.update(cpuset_cpus=str(int(cpu)))
+
+    def tracer(self, name: str) -> InContainerTracer:
+        """strace in the server's own container, its files named after `name`."""
+        return InContainerTracer(self.docker, name)
 
     def restart(self, settings: dict[str, str] | None) -> None:
         """Restart with `settings` as the ALTER SYSTEM layer (replacing the previous one),

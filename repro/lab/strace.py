@@ -4,7 +4,7 @@ strace runs where the server's lab puts it (`server.tracer()`): as root in an or
 of a container started with `ptrace=True`, which adds CAP_SYS_PTRACE and nothing else (with
 it, ptrace works also where Yama restricts it to a process's ancestors, Ubuntu's default, and
 no container or exec is privileged); or on this machine beside a local cluster, as the run's
-user (repro/lab/local.py).
+user (repro/lab/local_tracing.py).
 The trace lists file descriptors with their paths (-y), so the calls on one relation's files
 can be told from the rest; each process writes its own file (-ff), so no call is split
 across lines by another process's.
@@ -70,7 +70,7 @@ class Trace:
 
 
 class Tracer(Protocol):
-    """Where strace runs beside a server (repro/lab/harness/tracing.py, repro/lab/local.py)."""
+    """Where strace runs beside a server (repro/lab/tracing.py, repro/lab/local_tracing.py)."""
 
     def launch(self, options: Sequence[str], pids: Sequence[int]) -> None: ...
     def attached(self, pids: Sequence[int]) -> bool: ...

@@ -22,7 +22,6 @@ from ...errors import ReproError
 from ...text import Text
 from .containers import DB, USER
 from .images import Image
-from .tracing import InContainerTracer
 from .waiting import until
 
 if TYPE_CHECKING:
@@ -132,10 +131,6 @@ class InContainer(Endpoint):
         if self.alias is None:
             raise ReproError("a server that peers reach needs a network alias")
         return f"host={self.alias} user={USER} password={self._password} dbname={dbname}"
-
-    def tracer(self, name: str) -> InContainerTracer:
-        """strace in the server's own container."""
-        return InContainerTracer(self.docker, name)
 
     def _exec(self, cmd: list[str], **how: Any) -> tuple[int, str]:
         """Run a command in the container (docker exec, `how` its options): its exit code and

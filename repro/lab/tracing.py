@@ -1,15 +1,15 @@
 """Where strace runs beside a server in a container: as root, in an ordinary exec of the
 server's own container (started with ptrace=True, which adds CAP_SYS_PTRACE and nothing
 else), its files in that container's /tmp. What strace is asked to trace, and what a trace
-means, is the keyed lab's (repro/lab/strace.py, repro/lab/semaphore_calls.py); this is how
-it gets there, followed by the key but not hashed.
+means, is strace.py's and semaphore_calls.py's; how it is stopped decides whether a trace is
+whole (tracer_died), so this is keyed lab code too. Beside a local cluster, local_tracing.py.
 """
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from ...errors import ReproError
+from ..errors import ReproError
 
 STOP = ("if pkill -INT -x strace; then while pgrep -x strace > /dev/null; do sleep 0.05; done; "
         "echo stopped; fi")
