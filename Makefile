@@ -24,7 +24,7 @@ export REPRO_STAGES ?= $(CURDIR)/_build/stages.tsv
 STAGE := scripts/stage.sh
 ASIDE := scripts/aside.sh
 
-.PHONY: help venv system engine image images results matrix html site html-pages stages-start pdf site-check test test-measuring test-aside canary gettext intl \
+.PHONY: help venv system engine image images binaries results matrix html site html-pages stages-start pdf site-check test test-measuring test-aside canary gettext intl \
 	check-po archive lint-workflow test-images clean lock
 
 help:
@@ -35,6 +35,7 @@ help:
 	@echo "make repro-NAME      run one chapter (SCALE=tiny|default|full, PG=17 or PG=13,17, DSN=... SERVER_CPUS=N CLIENT=local; SERVER=local: no Docker)"
 	@echo "make matrix          every chapter on every major (MAJORS=\"$(MAJORS)\", SCALE=...)"
 	@echo "make images          build or pull the postgres images for MAJORS"
+	@echo "make binaries        unpack the relocatable server binaries of MAJORS (zonky's majors) for SERVER=local"
 	@echo "make archive         keep this build's results in results/ (the stored history; MACHINE=name: a contributed run)"
 	@echo "make gettext intl    refresh the English catalogues after editing docs/"
 	@echo "make screens         screenshots of the built site and the PDFs' first pages (_build/screens)"
@@ -80,6 +81,12 @@ image: engine venv
 
 images: engine
 	@scripts/ensure-images.sh --control $(sort $(MAJORS) 9.6 15)
+
+# zonky's server binaries of MAJORS for --server local (the offline images' jars, fetched by
+# Maven into the images' cache), unpacked where a run finds them (scripts/binaries.py)
+ZONKY_MAJORS := 9.6 10 11 12 14 16
+binaries: venv
+	$(PY) scripts/binaries.py $(if $(filter command line environment,$(origin MAJORS)),$(MAJORS),$(ZONKY_MAJORS))
 
 results: system
 	@$(MAKE) -s image $(if $(SYSTEM_FOR),SYSTEM_FOR=$(SYSTEM_FOR))
@@ -152,6 +159,7 @@ canary: venv
 	$(PY) -m repro canary --pg $(firstword $(PG_LIST))
 
 test-measuring: venv image
+	$(PY) scripts/binaries.py 11  # partitions on local clusters: its server of 11 beside the run's
 	IMAGE_MAJORS="$(PG_LIST)" $(PY) -m pytest -m measures
 
 test-aside: venv
@@ -162,7 +170,8 @@ test-images: venv
 	$(ASIDE) $(PY) -m pytest -q tests/test_images.py
 
 # CLIENT=local beside an existing server (DSN=...): this machine's pgbench and psql, no engine or image
-# SERVER=local: clusters of this machine's PostgreSQL binaries (PG_BINDIR_<major>, PG_BINDIR, Debian's), no engine
+# SERVER=local: clusters of this machine's PostgreSQL binaries (PG_BINDIR_<major>, PG_BINDIR, Debian's,
+# make binaries'), no engine
 NO_ENGINE = $(or $(and $(DSN),$(filter local,$(CLIENT))),$(filter local,$(SERVER)))
 repro-%: venv $(if $(NO_ENGINE),,engine)
 	$(if $(NO_ENGINE),,@needed=$$($(NEEDED) --only $*) && scripts/ensure-images.sh $$needed)

@@ -1,14 +1,20 @@
-"""Which of this machine's PostgreSQL binaries a local run (--server local) takes, and the
-one line it gives when there are none of the major asked for."""
+"""Which of this machine's PostgreSQL binaries a local run (--server local) takes, the one
+line it gives when there are none of the major asked for, and `make binaries`, which unpacks
+zonky's relocatable ones (scripts/binaries.py)."""
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from existing_server import binaries as debian_binaries
 from repro.errors import ReproError
+from repro.lab import binaries as module
 from repro.lab.binaries import binaries
+from repro.results import ROOT
 
 pytestmark = pytest.mark.skipif(debian_binaries() is None, reason="Debian's PostgreSQL is not installed here")
 
@@ -36,6 +42,43 @@ def test_no_binaries_of_a_major_is_one_line_that_says_how_to_get_them(monkeypatc
                                                                        tmp_path: Path) -> None:
     monkeypatch.delenv("PG_BINDIR_9_6", raising=False)
     monkeypatch.setenv("PG_BINDIR", str(tmp_path))
+    monkeypatch.setattr(module, "CACHE", tmp_path / "none")
     with pytest.raises(ReproError) as caught:
         binaries(9.6)
     assert "\n" not in str(caught.value) and "PG_BINDIR_9_6" in str(caught.value)
+    assert "make binaries MAJORS=9.6" in str(caught.value)
+
+
+def _make_binaries(cache: Path, *majors: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "scripts/binaries.py", *majors], cwd=ROOT, capture_output=True,
+                          text=True, env={**os.environ, "REPRO_BINARIES": str(cache)})
+
+
+def test_make_binaries_unpacks_a_zonky_major_where_a_local_run_finds_it(monkeypatch: pytest.MonkeyPatch,
+                                                                          tmp_path: Path) -> None:
+    """11, as partitions' server beside a local run needs it: the images' pinned jar unpacked
+    under the cache, found by `binaries` with its version, its features read from its own
+    tree (it has no pg_config); a second call unpacks nothing again."""
+    made = _make_binaries(tmp_path, "11")
+    assert made.returncode == 0, made.stderr
+    monkeypatch.setattr(module, "CACHE", tmp_path)
+    for variable in ("PG_BINDIR", "PG_BINDIR_11"):
+        monkeypatch.delenv(variable, raising=False)
+    found = binaries(11)
+    assert found.bindir == tmp_path / "11" / "bin" and found.source.startswith("make binaries")
+    assert found.version.startswith("11.") and found.config("--sharedir") == tmp_path / "11" / "share" / "postgresql"
+    assert "pg_walinspect" not in found.image().features  # read from its own share/ (it came in 15)
+    stamp = (tmp_path / "11" / "bin" / "postgres").stat().st_mtime_ns
+    assert _make_binaries(tmp_path, "11").returncode == 0
+    assert (tmp_path / "11" / "bin" / "postgres").stat().st_mtime_ns == stamp
+    assert [p.name for p in tmp_path.iterdir()] == ["11"]  # nothing half-made left beside it
+
+
+@pytest.mark.parametrize("args, code, words", [(["13"], 1, "no relocatable binaries are pinned for PostgreSQL 13"),
+                                               (["8"], 1, "PostgreSQL 8 is not one of the majors"),
+                                               ([], 2, "usage: scripts/binaries.py MAJOR")])
+def test_make_binaries_of_a_major_it_cannot_unpack_is_one_line(tmp_path: Path, args: list[str], code: int,
+                                                               words: str) -> None:
+    made = _make_binaries(tmp_path, *args)
+    assert made.returncode == code and words in made.stderr and len(made.stderr.splitlines()) == 1, made.stderr
+    assert not tmp_path.exists() or not any(tmp_path.iterdir())

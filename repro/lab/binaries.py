@@ -21,6 +21,10 @@ from ..errors import ReproError
 from .existing import this_machine
 from .harness import images
 
+# where `make binaries` unpacks relocatable server binaries, one directory per major
+# (scripts/binaries.py); as root, where the clusters' user may run them
+CACHE = Path(os.environ.get("REPRO_BINARIES") or ("/var/cache/repro-binaries" if os.geteuid() == 0 else
+                                                    Path.home() / ".cache" / "repro-binaries"))
 # extensions a chapter may need, found in the binaries' own directories
 EXTENSIONS = ("pg_wait_sampling", "pg_bigm", "pgroonga", "pg_walinspect")
 
@@ -37,7 +41,10 @@ class Binaries:
         return str(self.bindir / name)
 
     def config(self, what: str) -> Path:
-        """A directory pg_config names (--sharedir, --pkglibdir)."""
+        """A directory pg_config names (--sharedir, --pkglibdir); where binaries have no
+        pg_config (zonky's relocatable ones), that of their own tree."""
+        if not os.access(self.program("pg_config"), os.X_OK):
+            return self.bindir.parent / {"--sharedir": "share", "--pkglibdir": "lib"}[what] / "postgresql"
         out = subprocess.run([self.program("pg_config"), what], capture_output=True, text=True)
         return Path(out.stdout.strip())
 
@@ -63,12 +70,14 @@ class Binaries:
 
 def binaries(major: float) -> Binaries:
     """This machine's server programs of `major`: PG_BINDIR_<major> (PG_BINDIR_9_6), else
-    PG_BINDIR if it holds that major, else Debian's or PGDG's directories; one line if none."""
+    PG_BINDIR if it holds that major, else Debian's or PGDG's directories, else those `make
+    binaries` unpacked; one line if none."""
     name = majors.name(major)
     variable = f"PG_BINDIR_{name.replace('.', '_')}"
     candidates = [(os.environ.get(variable), variable), (os.environ.get("PG_BINDIR"), "PG_BINDIR"),
                   (f"/usr/lib/postgresql/{name}/bin", "Debian's postgresql package"),
-                  (f"/usr/pgsql-{name}/bin", "PGDG's package")]
+                  (f"/usr/pgsql-{name}/bin", "PGDG's package"),
+                  (str(CACHE / name / "bin"), "make binaries (zonky's relocatable binaries)")]
     for path, source in candidates:
         if path and os.access(os.path.join(path, "postgres"), os.X_OK):
             version = _version(Path(path))
@@ -78,7 +87,7 @@ def binaries(major: float) -> Binaries:
                 raise ReproError(f"{variable}={path} holds PostgreSQL {version or 'of no known version'}, "
                                  f"not {name}")
     raise ReproError(f"no PostgreSQL {name} server programs on this machine: install them (Debian: "
-                     f"postgresql-{name}), or set {variable} to their directory")
+                     f"postgresql-{name}), run `make binaries MAJORS={name}`, or set {variable} to their directory")
 
 
 def _version(bindir: Path) -> str | None:

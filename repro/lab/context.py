@@ -4,6 +4,7 @@ harness's (harness/context.py); what shapes or measures the run is here."""
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Callable
 
@@ -12,7 +13,7 @@ from . import engine
 from .existing import extensions
 from .harness.context import Context
 from .measure import Measurements, Plan, run_rounds
-from .servers import Server
+from .servers import Lab, Server
 
 
 def settings_file(path: Path) -> dict[str, str]:
@@ -47,6 +48,11 @@ class RunContext(Context):
         if self.dsn:
             return feature in extensions(self.dsn)
         return self.lab.image is not None and feature in self.lab.image.features
+
+    def beside(self, stack: ExitStack, major: float) -> Lab:
+        """A lab of another major beside the run's own (partitions' 11), closed with `stack`:
+        containers of that major's image; on local clusters, that major's binaries."""
+        return stack.enter_context(Lab(major))
 
     def text(self, name: str) -> str:
         """One of the chapter's plain files (a pgbench script, SQL)."""

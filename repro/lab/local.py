@@ -94,7 +94,7 @@ class LocalServer(Server):
         here = str(self.data)
         cmd = [CONTAINER_PATH.sub(here, a) for a in cmd]
         if self.cpu is not None:
-            cmd = ["taskset", "-c", str(self.cpu), shutil.which(cmd[0], path=str(self.binaries.bindir)) or cmd[0],
+            cmd = ["taskset", "-c", str(self.cpu), shutil.which(cmd[0], path=self.client.bindir) or cmd[0],
                    *cmd[1:]]
         result = self.client.exec_run(cmd, environment=env | {"PGHOST": str(self.sockets)})
         return result.exit_code, result.output.decode(errors="replace").replace(here, CONTAINER_DATA)
@@ -226,7 +226,9 @@ class LocalLab(Lab):
     """A run's clusters, from this machine's binaries of `major`, in a directory of the run's
     own; every postmaster stopped and the directory removed on exit."""
 
-    def __init__(self, major: float = majors.DEFAULT_MAJOR) -> None:
+    def __init__(self, major: float = majors.DEFAULT_MAJOR, programs: Path | None = None) -> None:
+        """`programs`: where the client programs come from (a run's own binaries, for a lab
+        of another major beside it whose binaries have none), else these binaries'."""
         super().__init__(major)
         self.binaries = binaries(major)
         self.image = self.binaries.image()
@@ -240,7 +242,7 @@ class LocalLab(Lab):
             os.chown(self.sockets, *ids)  # does. The run's own files stay the run's: none of the
             os.chown(self.directory, os.getuid(), ids[1])  # clusters' processes may put a link where
         os.chmod(self.directory, 0o710 if ids else 0o700)  # root writes (a log, a trace, the password)
-        self.client = LocalClient(str(self.binaries.bindir), {}, self.directory / "client")
+        self.client = LocalClient(str(programs or self.binaries.bindir), {}, self.directory / "client")
         self._clusters = 0  # made so far: each its directory and its socket's port
         self._made: list[LocalServer] = []  # every postmaster started, ready or not
         self._closed = False  # set by close: no postmaster starts after it

