@@ -84,7 +84,7 @@ images: engine
 
 # zonky's server binaries of MAJORS for --server local (the offline images' jars, fetched by
 # Maven into the images' cache), unpacked where a run finds them (scripts/binaries.py)
-ZONKY_MAJORS := 9.6 10 11 12 14 16
+ZONKY_MAJORS = $(shell bash -c '. images/lib.sh; for m in $$MAJORS; do zonky_version $$m > /dev/null && echo $$m; done')
 binaries: venv
 	$(PY) scripts/binaries.py $(if $(filter command line environment,$(origin MAJORS)),$(MAJORS),$(ZONKY_MAJORS))
 

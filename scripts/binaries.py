@@ -10,6 +10,7 @@ alone; pgbench and psql still come from an installed PostgreSQL (Debian's postgr
 from __future__ import annotations
 
 import io
+import os
 import shutil
 import subprocess
 import sys
@@ -38,7 +39,7 @@ def pinned(major: str) -> tuple[str, str, Path]:
                          f"zonky's for the majors the offline images take from them): install Debian's "
                          f"postgresql-{major}, or set PG_BINDIR_{major.replace('.', '_')}")
     if out.returncode:
-        raise ReproError(f"images/lib.sh: {out.stderr.strip()}")
+        raise ReproError(f"images/lib.sh: {(out.stderr.strip().splitlines() or ['failed'])[-1]}")
     version, digest, cache = out.stdout.split()
     return version, digest, Path(cache)
 
@@ -52,8 +53,8 @@ def jar(version: str, digest: str, cache: Path) -> Path:
         fetched = subprocess.run(["mvn", "-B", "-q", "-C", "dependency:copy", f"-Dartifact={ARTIFACT}:{version}",
                                   f"-DoutputDirectory={path.parent}"], capture_output=True, text=True)
         if fetched.returncode or not path.is_file():
-            raise ReproError(f"Maven could not fetch {ARTIFACT}:{version}: "
-                             f"{(fetched.stdout + fetched.stderr).strip().splitlines()[-1:]}")
+            said = (fetched.stdout + fetched.stderr).strip().splitlines() or [f"exit {fetched.returncode}"]
+            raise ReproError(f"Maven could not fetch {ARTIFACT}:{version}: {said[-1]}")
     if sha256(path.read_bytes()).hexdigest() != digest:
         path.unlink()
         raise ReproError(f"{path.name} is not the pinned jar (its sha256 differs from images/lib.sh); removed it")
@@ -61,23 +62,31 @@ def jar(version: str, digest: str, cache: Path) -> Path:
 
 
 def unpack(major: str) -> Path:
-    """The major's binaries under CACHE/MAJOR (made whole or not at all), where they are not yet."""
-    target = CACHE / major
-    if (target / "bin" / "postgres").is_file():
-        return target
+    """The major's binaries under CACHE/MAJOR, of the pinned version (its stamp), made whole
+    or not at all, where they are not yet; readable and runnable by every user, as the
+    clusters' user runs them when the run is root's."""
     version, digest, cache = pinned(major)
+    target = CACHE / major
+    stamp = target / ".zonky-version"
+    if stamp.is_file() and stamp.read_text().strip() == version:
+        return target
     with zipfile.ZipFile(jar(version, digest, cache)) as packed:
         txz = packed.read("postgres-linux-x86_64.txz")
-    CACHE.mkdir(parents=True, exist_ok=True)
-    CACHE.chmod(0o755)  # the clusters' user runs them when the run is root's
-    part = Path(tempfile.mkdtemp(prefix=f".{major}-", dir=CACHE))
+    mask = os.umask(0o022)
     try:
-        with tarfile.open(fileobj=io.BytesIO(txz), mode="r:xz") as tar:
-            tar.extractall(part, filter="data")
-        part.chmod(0o755)
-        part.rename(target)
+        CACHE.mkdir(parents=True, exist_ok=True)
+        part = Path(tempfile.mkdtemp(prefix=f".{major}-", dir=CACHE))
+        try:
+            with tarfile.open(fileobj=io.BytesIO(txz), mode="r:xz") as tar:
+                tar.extractall(part, filter="data")
+            (part / ".zonky-version").write_text(f"{version}\n")
+            part.chmod(0o755)
+            shutil.rmtree(target, ignore_errors=True)  # another version's
+            part.rename(target)
+        finally:
+            shutil.rmtree(part, ignore_errors=True)
     finally:
-        shutil.rmtree(part, ignore_errors=True)
+        os.umask(mask)
     return target
 
 
@@ -86,11 +95,13 @@ def main(args: list[str]) -> int:
         print("usage: scripts/binaries.py MAJOR... (make binaries MAJORS=\"11 12\")", file=sys.stderr)
         return 2
     try:
-        for major in args:
-            majors.parse(major)
-            print(f"PostgreSQL {major}: {unpack(major)}")
+        for major in map(majors.parse, args):
+            print(f"PostgreSQL {majors.name(major)}: {unpack(majors.name(major))}")
     except ReproError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except (OSError, tarfile.TarError, zipfile.BadZipFile) as exc:
+        print(f"error: could not unpack into {CACHE}: {exc}", file=sys.stderr)
         return 1
     return 0
 

@@ -65,7 +65,9 @@ RULE = hashlib.sha256(b"".join(p.read_bytes() for p in (
 # semaphores' containers get the same commands in the same order (eic's read of the trace gained
 # 2>/dev/null, which changes nothing once strace has attached: -ff opens each file at attach).
 # #71, the review of the last: the container tracer moved back into keyed lab code (tracing.py,
-# ContainerServer.tracer), the same class and commands; local runs: the lab's files moved.
+# ContainerServer.tracer), the same class and commands. servers.py imports tracing.py, so every
+# chapter's key took in that module's body (its imports and STOP), which no other chapter runs:
+# all ten chapters' runs carried. Local runs: the lab's own files moved out of the clusters' reach.
 # #71: partitions' lab of 11 comes from ctx.beside, which in a container run enters Lab(11) on the
 # run's stack as lab_for(stack, 11) did: the same lab, image and servers.
 BRIDGES = [("1ed4e590118116b2f0e8632131e8715233d40412", "d2fa8c692bf66cd9c7b57bdcd2133a86da5616a8"),

@@ -54,11 +54,14 @@ def _make_binaries(cache: Path, *majors: str) -> subprocess.CompletedProcess:
                           text=True, env={**os.environ, "REPRO_BINARIES": str(cache)})
 
 
+@pytest.mark.skipif(any(Path(d).exists() for d in ("/usr/lib/postgresql/11", "/usr/pgsql-11")),
+                    reason="a package's 11 is installed here, which a run takes first")
 def test_make_binaries_unpacks_a_zonky_major_where_a_local_run_finds_it(monkeypatch: pytest.MonkeyPatch,
                                                                           tmp_path: Path) -> None:
-    """11, as partitions' server beside a local run needs it: the images' pinned jar unpacked
-    under the cache, found by `binaries` with its version, its features read from its own
-    tree (it has no pg_config); a second call unpacks nothing again."""
+    """11, as partitions' server beside a local run needs it: the images' pinned jar (make
+    images fetched it; else Maven does) unpacked under the cache, found by `binaries` with
+    its version, its contrib read from its own tree (it has no pg_config); a second call
+    unpacks nothing again, a tree of another version is replaced."""
     made = _make_binaries(tmp_path, "11")
     assert made.returncode == 0, made.stderr
     monkeypatch.setattr(module, "CACHE", tmp_path)
@@ -67,10 +70,14 @@ def test_make_binaries_unpacks_a_zonky_major_where_a_local_run_finds_it(monkeypa
     found = binaries(11)
     assert found.bindir == tmp_path / "11" / "bin" and found.source.startswith("make binaries")
     assert found.version.startswith("11.") and found.config("--sharedir") == tmp_path / "11" / "share" / "postgresql"
-    assert "pg_walinspect" not in found.image().features  # read from its own share/ (it came in 15)
-    stamp = (tmp_path / "11" / "bin" / "postgres").stat().st_mtime_ns
+    assert (found.config("--sharedir") / "extension" / "plpgsql.control").is_file()
+    assert oct((tmp_path / "11" / "lib").stat().st_mode & 0o755) == "0o755"  # the clusters' user enters it
+    made_at = (tmp_path / "11" / "bin" / "postgres").stat().st_ino  # tar keeps mtimes
     assert _make_binaries(tmp_path, "11").returncode == 0
-    assert (tmp_path / "11" / "bin" / "postgres").stat().st_mtime_ns == stamp
+    assert (tmp_path / "11" / "bin" / "postgres").stat().st_ino == made_at
+    (tmp_path / "11" / ".zonky-version").write_text("11.0.0\n")  # another version's tree
+    assert _make_binaries(tmp_path, "11").returncode == 0
+    assert (tmp_path / "11" / "bin" / "postgres").stat().st_ino != made_at
     assert [p.name for p in tmp_path.iterdir()] == ["11"]  # nothing half-made left beside it
 
 

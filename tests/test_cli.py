@@ -65,11 +65,12 @@ def test_images_names_what_the_runs_use(args: list[str], images: str) -> None:
 
 
 def test_a_chapter_declares_the_servers_it_starts_beside_its_own() -> None:
-    """A chapter whose experiment starts other majors' servers (lab.beside.lab_for) declares
-    their images (BESIDE), or `make image` would not build them."""
+    """A chapter whose experiment starts other majors' servers (lab.beside.lab_for, ctx.beside)
+    declares their images (BESIDE), or `make image` would not build them."""
     from repro import registry
     for name, chapter in registry.chapters().items():
-        starts = "lab_for(" in (chapter.package / "experiment.py").read_text()
+        text = (chapter.package / "experiment.py").read_text()
+        starts = "lab_for(" in text or "ctx.beside(" in text
         assert starts == bool(chapter.beside), f"{name}: BESIDE {chapter.beside}"
 
 

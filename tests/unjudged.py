@@ -1,7 +1,7 @@
-"""The runs of `make test` whose numbers nobody judges, all side by side in one block per
-session: every chapter against the tests' own Debian server with a CREATEDB role, and
-auto_explain with its superuser (tests/test_existing_server_roles.py), and the chapters on
-local clusters of Debian's binaries that stand another process beside them
+"""The runs of `make test` whose numbers nobody judges, side by side (SIDE_BY_SIDE at a
+time) in one block per session: every chapter against the tests' own Debian server with a
+CREATEDB role, and auto_explain with its superuser (tests/test_existing_server_roles.py), and
+the chapters on local clusters of Debian's binaries that stand another process beside them
 (tests/test_local_clusters.py). Each run takes no lock that another waits for (this
 machine's client programs take none; local clusters get a run lock of their own through
 XDG_RUNTIME_DIR), and the block goes on in the background from the session's first test

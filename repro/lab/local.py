@@ -4,8 +4,11 @@ servers without Docker, on the machine whose findings a DBA wants to know.
 Each server is a cluster of its own: `initdb` into the lab's directory, then `postgres` on a
 Unix socket in a directory that only the clusters' user may enter (mode 0700), with no TCP
 listener (listen_addresses is empty). The run is the clusters' superuser, so restarts and
-settings work as in the containers. Run as root, the clusters and their directory belong to
-the `postgres` user (PostgreSQL refuses to run as root); the run reaches them as root.
+settings work as in the containers. Run as root, the clusters and their sockets' directory
+belong to the `postgres` user (PostgreSQL refuses to run as root), who passes through the
+lab's directory (root's, group postgres, 0710) but writes nothing there: what root writes (the
+logs, the password file, traces) stays out of that user's reach, and what root puts among the
+clusters' files is written by their user.
 
 Nothing stays: the lab stops every postmaster and removes its directory on exit, also after
 an error or a signal (the Lab's handling). A lab's directory carries a marker file
@@ -90,13 +93,17 @@ class LocalServer(Server):
         """This machine's program, on the cluster's CPU once confined (as in a container, where
         it runs beside its server); the socket directory in PGHOST, not on the command line that
         the run records (it differs from run to run); a container's data directory named in
-        the command is this cluster's, and its output names the container's again."""
+        the command is this cluster's, and its output names the container's again. A command
+        that names the cluster's files runs as their user (pg_test_fsync's file, eviction): root
+        follows no link of theirs."""
         here = str(self.data)
-        cmd = [CONTAINER_PATH.sub(here, a) for a in cmd]
+        named = [CONTAINER_PATH.sub(here, a) for a in cmd]
+        program = [shutil.which(named[0], path=self.client.bindir) or named[0], *named[1:]]
+        if named != cmd:
+            program = as_owner(program)
         if self.cpu is not None:
-            cmd = ["taskset", "-c", str(self.cpu), shutil.which(cmd[0], path=self.client.bindir) or cmd[0],
-                   *cmd[1:]]
-        result = self.client.exec_run(cmd, environment=env | {"PGHOST": str(self.sockets)})
+            program = ["taskset", "-c", str(self.cpu), *program]
+        result = self.client.exec_run(program, environment=env | {"PGHOST": str(self.sockets)})
         return result.exit_code, result.output.decode(errors="replace").replace(here, CONTAINER_DATA)
 
     def setting_rows(self) -> dict[str, str]:
@@ -111,19 +118,20 @@ class LocalServer(Server):
         return self.client
 
     def put_file(self, path: str, text: str) -> None:
-        """A file of the cluster's (a standby's recovery.conf) where the path says, as its
-        user's; any other (pgbench's scripts) where the client programs read it."""
+        """A file of the cluster's (a standby's recovery.conf) where the path says, written by
+        its user (root follows no link of theirs); any other (pgbench's scripts) where the
+        client programs read it."""
         if not Path(path).is_relative_to(self.data):
             super().put_file(path, text)
             return
-        Path(path).write_text(text)
-        ids = owner()
-        if ids is not None:
-            os.chown(path, *ids)
+        written = subprocess.run(as_owner(["sh", "-c", 'cat > "$1"', "sh", path]), input=text, text=True,
+                                 capture_output=True)
+        if written.returncode:
+            raise ReproError(f"could not write {path}: {written.stderr.strip()}")
 
     def start(self) -> None:
         """Start the postmaster in a session of its own (a Ctrl-C at the terminal reaches the
-        run, which stops it), its log in the cluster's directory."""
+        run, which stops it), its log in the lab's directory."""
         log = open(self._log(), "ab")
         on_cpu = ["taskset", "-c", str(self.cpu)] if self.cpu is not None else []  # a restart keeps it
         self.process = subprocess.Popen(on_cpu + as_owner(self.command), stdout=log, stderr=subprocess.STDOUT,
@@ -318,8 +326,12 @@ class LocalLab(Lab):
             pwfile.unlink()
 
     def _owned(self, cmd: list[str]) -> str:
-        """One of the binaries' programs, as the clusters' user: its output, or one line why not."""
-        r = subprocess.run(as_owner([self.binaries.program(cmd[0]), *cmd[1:]]), capture_output=True, text=True)
+        """One of the binaries' programs (a client program from the client's directory, where
+        relocatable binaries have none), as the clusters' user: its output, or one line why not."""
+        program = shutil.which(cmd[0], path=f"{self.binaries.bindir}{os.pathsep}{self.client.bindir}")
+        if program is None:
+            raise ReproError(f"no {cmd[0]} in {self.binaries.bindir} or {self.client.bindir}")
+        r = subprocess.run(as_owner([program, *cmd[1:]]), capture_output=True, text=True)
         if r.returncode:
             last = (r.stderr or r.stdout).strip().splitlines()[-1:] or [f"exit {r.returncode}"]
             raise ReproError(f"{cmd[0]} failed: {last[0]}")

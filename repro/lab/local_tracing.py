@@ -1,5 +1,5 @@
 """strace beside a local cluster (`--server local`): where lab/strace.py's Tracer runs when
-the server is a cluster of this machine's binaries, as repro/lab/harness/tracing.py is
+the server is a cluster of this machine's binaries, as repro/lab/tracing.py is
 where it runs in a container. Like local.py, only runs on local clusters execute it, and
 their key adds it whole (fingerprint.LOCAL_LAB).
 """
