@@ -37,6 +37,7 @@ HARNESS = {"repro.lab.harness:"} | {f"repro.lab.harness.{unit}" for unit in (
     "progress:", "progress:Progress", "progress:Progress.__init__", "progress:Progress.note", "progress:_clock",
     "waiting:", "waiting:Value", "waiting:until",
     "connections:Endpoint.tracer",  # #71: where strace runs (ContainerServer's, LocalServer's)
+    "connections:Endpoint.cpu_counters",  # #71: the run's own CPU (ContainerServer's, LocalServer's)
 )}
 
 

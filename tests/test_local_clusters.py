@@ -27,6 +27,7 @@ from repro.lab.local import LocalLab
 from repro.lab.local_tracing import CONTAINER_DATA
 from repro.lab.runlock import engine_lock
 from repro.lab.strace import parse, traced
+from repro.lab.waits import container_share, cpu_times
 from repro.results import ROOT
 from unjudged import ALONE, LOCAL, LOCAL_RUNS, NO_ENGINE, Block, Done, debian_major, local_run
 
@@ -129,6 +130,19 @@ def test_strace_beside_a_local_cluster_names_its_files_as_a_container_and_leaves
         assert len(tracers) == 2 and all(p.owner() == "root" for p in tracers)  # one per block, root's
         assert not [f for d in tracers for f in d.iterdir()], "a tracer's files stayed"
         assert not _tracers(lab.directory)
+
+
+def test_the_runs_own_cpu_is_its_clusters_and_its_client_programs(no_engine: None) -> None:
+    """What wait_events reads as a container's cgroup counter: on a local cluster, the CPU its
+    processes used, those that have ended (pgbench's backends) too, and the run's pgbench."""
+    with LocalLab(MAJOR) as lab:
+        server = lab.server("counted")
+        server.pgbench_init(1)
+        before = cpu_times(server)
+        server.pgbench(["-n", "-c", "2", "-j", "2", "-T", "2"])
+        after = cpu_times(server)
+    used = after.container_s - before.container_s
+    assert used > 1.0 and 0 < container_share(before, after) <= 100, used
 
 
 def _run(results: Path, *args: str) -> subprocess.Popen:

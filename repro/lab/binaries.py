@@ -136,6 +136,18 @@ def interrupted(process: subprocess.Popen | None, timeout_s: float) -> bool:
     return True
 
 
+def cpu_seconds(pid: int, reaped: bool = False) -> float:
+    """A process's CPU time so far (user and system), and with `reaped` that of the children
+    it has waited for too; 0 once it has ended."""
+    try:
+        text = Path(f"/proc/{int(pid)}/stat").read_text()
+    except OSError:
+        return 0.0
+    fields = text[text.rindex(")") + 2:].split()  # from the state on: utime is the 12th
+    ticks = sum(map(int, fields[11:15] if reaped else fields[11:13]))
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
 def processes() -> list[tuple[int, str, int, list[str]]]:
     """(pid, command name, parent pid, arguments) of every process this run may see."""
     found = []

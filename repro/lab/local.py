@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import re
+import resource
 import shutil
 import subprocess
 import tempfile
@@ -40,7 +41,7 @@ from .harness import images
 from .harness.connections import STARTED_WITH
 from .harness.containers import DB, USER
 from .harness.waiting import until
-from .binaries import Binaries, as_owner, binaries, interrupted, owner, processes, usable_cpus
+from .binaries import Binaries, as_owner, binaries, cpu_seconds, interrupted, owner, processes, usable_cpus
 from .local_client import LocalClient
 from .local_cleanup import MARKER, PREFIX, STOP_TIMEOUT_S, stop_clusters
 from .local_tracing import CONTAINER_DATA, LocalTracer
@@ -203,6 +204,17 @@ class LocalServer(Server):
             except ProcessLookupError:
                 pass  # a backend that has just ended
         return {"cpus": ",".join(map(str, sorted(cpus)))}
+
+    def cpu_counters(self) -> str:
+        """/proc/stat's first line, the host's as in a container, and the CPU the run's own
+        processes used, as a cgroup's cpu.stat says it (waits.cpu_times): the cluster's (its
+        postmaster, the processes it runs and those it has reaped) and the client programs
+        the run has reaped (pgbench)."""
+        postmaster = self.process.pid if self.process else -1
+        clients = resource.getrusage(resource.RUSAGE_CHILDREN)
+        used = (cpu_seconds(postmaster, reaped=True) + sum(map(cpu_seconds, self._children()))
+                + clients.ru_utime + clients.ru_stime)
+        return f"{Path('/proc/stat').read_text().splitlines()[0]}\nusage_usec {round(used * 1e6)}\n"
 
     def tracer(self, name: str) -> LocalTracer:
         """strace on this machine, its files in a directory of the lab's own (the run's)."""

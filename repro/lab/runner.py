@@ -33,9 +33,9 @@ from .binaries import binaries, host as this_host, usable_cpus
 
 
 # What runs on local clusters so far (#71): semaphores needs its control, a build of 15 of its
-# own, and wait_events its own CPU accounting.
+# own.
 LOCAL_CHAPTERS = ("auto_explain", "eic", "fdw", "fulltext", "parallel", "partitions", "replication",
-                  "windows_linux")
+                  "wait_events", "windows_linux")
 
 
 def check_scale(chapter: Chapter, scale: str) -> dict[str, Any]:

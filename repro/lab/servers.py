@@ -32,6 +32,8 @@ if TYPE_CHECKING:
     from testcontainers.core.network import Network
 
 SOCKET_DIR = "/var/run/postgresql"
+CPU_READING = ("head -n 1 /proc/stat; "  # the cgroup's own counter: v2, else v1
+               "cat /sys/fs/cgroup/cpu.stat 2>/dev/null || cat /sys/fs/cgroup/cpuacct/cpuacct.usage")
 RELOAD_TIMEOUT_S = 10  # a reload is a signal to the postmaster: it takes milliseconds
 STANDBY_TIMEOUT_S = 60  # a base backup of a fresh primary, then streaming
 
@@ -140,6 +142,11 @@ class ContainerServer(Server, InContainer):
     def tracer(self, name: str) -> InContainerTracer:
         """strace in the server's own container, its files named after `name`."""
         return InContainerTracer(self.docker, name)
+
+    def cpu_counters(self) -> str:
+        """/proc/stat's first line and the container's own CPU use (its cgroup's counter: v2's
+        cpu.stat, else v1's cpuacct.usage), read in one go inside it (waits.cpu_times)."""
+        return self.run(["sh", "-c", CPU_READING])
 
     def restart(self, settings: dict[str, str] | None) -> None:
         """Restart with `settings` as the ALTER SYSTEM layer (replacing the previous one),

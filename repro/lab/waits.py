@@ -143,8 +143,6 @@ def wal_syncs(server: Server) -> tuple[float, int] | None:
 
 
 USER_HZ = 100  # /proc/stat's tick: fixed by the kernel's ABI, whatever its internal HZ
-CPU_READING = ("head -n 1 /proc/stat; "  # the cgroup's own counter: v2, else v1
-               "cat /sys/fs/cgroup/cpu.stat 2>/dev/null || cat /sys/fs/cgroup/cpuacct/cpuacct.usage")
 
 
 @dataclass(frozen=True)
@@ -157,14 +155,14 @@ class CpuReading:
 
 
 def cpu_times(server: Server) -> CpuReading:
-    """Both counters, read in one go inside the container.
+    """Both counters, read in one go where the server runs (its `cpu_counters`).
 
     /proc/stat is not namespaced, so `ticks` are the whole host's, like vmstat on the
-    original's VM (pgbench runs there too); the cgroup's counter tells the container's
-    own use apart from other processes' (with a server in a container, it holds the
-    server and pgbench).
+    original's VM (pgbench runs there too); the second counter tells the run's own use apart
+    from other processes' (a container's cgroup holds the server and pgbench; beside a local
+    cluster, its processes and the client programs the run started).
     """
-    return parse_cpu_reading(server.run(["sh", "-c", CPU_READING]))
+    return parse_cpu_reading(server.cpu_counters())
 
 
 def parse_cpu_reading(text: str) -> CpuReading:

@@ -30,6 +30,10 @@ stay the server's own; the result's provenance lists them as unapplied.
 So F3 is judged as in a container; F1, F2 and F4 where pg_wait_sampling sampled; F5 (the
 clients against the server's CPU count), F6, F7 (the control runs) and F8 (the CPU
 counters) are not applicable there.
+
+On local clusters (--server local) everything runs as in a container: the run's own CPU is
+then the cluster's processes' and the client programs' it started (the server's
+cpu_counters), pg_wait_sampling wherever the binaries have it.
 """
 from __future__ import annotations
 

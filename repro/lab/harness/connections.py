@@ -55,6 +55,11 @@ class Endpoint:
         after `name`: only a server of the run's own."""
         raise NotImplementedError
 
+    def cpu_counters(self) -> str:
+        """The machine's CPU counters and the run's own CPU use where the server runs
+        (repro/lab/waits.py cpu_times): only a server of the run's own."""
+        raise NotImplementedError
+
     def _connect(self, autocommit: bool = False) -> psycopg.Connection:
         """A new connection to the server: how the lab reaches it (its connection string, a
         time limit to connect)."""
