@@ -136,16 +136,16 @@ def interrupted(process: subprocess.Popen | None, timeout_s: float) -> bool:
     return True
 
 
-def cpu_seconds(pid: int, reaped: bool = False) -> float:
-    """A process's CPU time so far (user and system), and with `reaped` that of the children
-    it has waited for too; 0 once it has ended."""
+def cpu_seconds(pid: int) -> tuple[float, float]:
+    """A process's CPU time so far (user and system): its own, and that of the children it has
+    waited for; zeros once it has ended."""
     try:
         text = Path(f"/proc/{int(pid)}/stat").read_text()
     except OSError:
-        return 0.0
-    fields = text[text.rindex(")") + 2:].split()  # from the state on: utime is the 12th
-    ticks = sum(map(int, fields[11:15] if reaped else fields[11:13]))
-    return ticks / os.sysconf("SC_CLK_TCK")
+        return 0.0, 0.0
+    fields = [int(f) for f in text[text.rindex(")") + 2:].split()[11:15]]  # utime, stime, cutime, cstime
+    tick = os.sysconf("SC_CLK_TCK")
+    return (fields[0] + fields[1]) / tick, (fields[2] + fields[3]) / tick
 
 
 def processes() -> list[tuple[int, str, int, list[str]]]:
