@@ -12,6 +12,7 @@ import re
 import shutil
 import signal
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -146,6 +147,16 @@ def cpu_seconds(pid: int) -> tuple[float, float]:
     fields = [int(f) for f in text[text.rindex(")") + 2:].split()[11:15]]  # utime, stime, cutime, cstime
     tick = os.sysconf("SC_CLK_TCK")
     return (fields[0] + fields[1]) / tick, (fields[2] + fields[3]) / tick
+
+
+def tree_cpu_seconds(pid: int, children: Callable[[], list[int]]) -> float:
+    """A process's CPU time with that of its live children and of those it has reaped, read
+    again when it reaped one between the reads (that one would be counted in neither)."""
+    while True:
+        own, reaped = cpu_seconds(pid)
+        live = sum(cpu_seconds(child)[0] for child in children())
+        if cpu_seconds(pid)[1] == reaped:
+            return own + reaped + live
 
 
 def processes() -> list[tuple[int, str, int, list[str]]]:

@@ -41,7 +41,7 @@ from .harness import images
 from .harness.connections import STARTED_WITH
 from .harness.containers import DB, USER
 from .harness.waiting import until
-from .binaries import Binaries, as_owner, binaries, cpu_seconds, interrupted, owner, processes, usable_cpus
+from .binaries import Binaries, as_owner, binaries, interrupted, owner, processes, tree_cpu_seconds, usable_cpus
 from .local_client import LocalClient
 from .local_cleanup import MARKER, PREFIX, STOP_TIMEOUT_S, stop_clusters
 from .local_tracing import CONTAINER_DATA, LocalTracer
@@ -210,14 +210,9 @@ class LocalServer(Server):
         processes used, as a cgroup's cpu.stat says it (waits.cpu_times): the cluster's (its
         postmaster, the processes it runs and those it has reaped) and the client programs
         the run has reaped (pgbench)."""
-        postmaster = self.process.pid if self.process else -1
-        while True:  # again if the postmaster reaped a child meanwhile: counted in neither
-            own, reaped = cpu_seconds(postmaster)
-            live = sum(cpu_seconds(pid)[0] for pid in self._children())
-            if cpu_seconds(postmaster)[1] == reaped:
-                break
         clients = resource.getrusage(resource.RUSAGE_CHILDREN)
-        used = own + reaped + live + clients.ru_utime + clients.ru_stime
+        used = (tree_cpu_seconds(self.process.pid if self.process else -1, self._children)
+                + clients.ru_utime + clients.ru_stime)
         return f"{Path('/proc/stat').read_text().splitlines()[0]}\nusage_usec {round(used * 1e6)}\n"
 
     def tracer(self, name: str) -> LocalTracer:
