@@ -3,6 +3,7 @@ from pathlib import Path
 
 import pytest
 
+from repro.errors import ReproError
 from repro.lab.pgbench import parse
 
 DATA = Path(__file__).parent / "data" / "pgbench"
@@ -52,6 +53,13 @@ def test_weighted_scripts_keep_their_own_statement_latencies(major: int) -> None
     assert r.failed == 0  # the top-level line, not a script's
 
 
-def test_output_without_summary_is_an_error() -> None:
-    with pytest.raises(ValueError, match="no summary"):
+def test_output_without_summary_is_one_line() -> None:
+    with pytest.raises(ReproError, match="no summary .*: pgbench: error: connection to server failed$"):
         parse("pgbench: error: connection to server failed\n")
+
+
+def test_a_run_that_completed_no_transaction_says_so_in_one_line() -> None:
+    """What Debian's pgbench 15 printed for a -T run whose only client never began a
+    transaction (a rate so low that the first was due after the end: as a starved client)."""
+    with pytest.raises(ReproError, match="^pgbench completed no transaction: .*quiet machine$"):
+        parse((DATA / "pg15_no_transaction.txt").read_text())

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ..errors import ReproError
+
 _PROGRESS = re.compile(
     r"^progress: (?P<t>[\d.]+) s, (?P<tps>[\d.]+) tps, lat (?P<lat>[\d.]+) ms"
     r" stddev (?P<sd>[\d.]+|NaN)"
@@ -64,7 +66,9 @@ def _number(text: str) -> float:
 
 
 def parse(output: str) -> PgbenchResult:
-    """Parse stdout+stderr of a pgbench run; raise ValueError if it has no summary."""
+    """Parse stdout+stderr of a pgbench run; one line (ReproError) if it has no summary: a
+    run that completed no transaction (its -T ended before a client got the CPU), or one that
+    failed (its last line)."""
     values: dict[str, float] = {}
     progress: list[Progress] = []
     statements: list[Statement] = []
@@ -107,8 +111,12 @@ def parse(output: str) -> PgbenchResult:
             values["clients"] = float(v)
         elif v := _value(line, "number of threads:"):
             values["threads"] = float(v)
+    if values.get("processed") == 0:
+        raise ReproError("pgbench completed no transaction: its run ended before a client got the CPU; "
+                         "measure on a quiet machine")
     if tps is None or "latency average" not in values or "processed" not in values:
-        raise ValueError("pgbench output has no summary (tps, latency average, transactions)")
+        last = (output.strip().splitlines() or ["nothing"])[-1]
+        raise ReproError(f"pgbench output has no summary (tps, latency average, transactions): {last}")
 
     def optional_int(key: str) -> int | None:
         return int(values[key]) if key in values else None
