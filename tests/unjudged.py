@@ -84,7 +84,7 @@ def _process_list() -> Iterator[list[str]]:
 NICE = ["nice", "-n", "19"]
 LOW_SHARE = 8  # the block's CPU weight: an eighth of a session's, or of the containers' group
 # The block's runs at once, parallel's (the longest) first: enough to keep 2 CPUs busy. With all
-# 18 at once in the low-weight group, each got so little CPU that fdw's 1-s warm-up of 10
+# 17 at once in the low-weight group, each got so little CPU that fdw's 1-s warm-up of 10
 # clients on local clusters completed no transaction (2026-11-30, its setup 39 s against 2 s).
 SIDE_BY_SIDE = 4
 
