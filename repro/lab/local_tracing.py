@@ -66,8 +66,8 @@ class LocalTracer:
         """What strace wrote, its files removed."""
         text = "".join(f.read_text(errors="replace") for f in sorted(self.output.parent.glob(self.output.name + ".*")))
         self._remove()
-        for here in {str(self.data.resolve()), str(self.data)}:
-            text = text.replace(here, CONTAINER_DATA)
+        for here in sorted({str(self.data.resolve()), str(self.data)}, key=len, reverse=True):  # the longer
+            text = text.replace(here, CONTAINER_DATA)  # first, should one path hold the other
         return text
 
     def refusal(self, pids: Sequence[int]) -> str:
