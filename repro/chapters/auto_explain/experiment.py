@@ -69,31 +69,37 @@ def _script(query: str, settings: dict[str, str]) -> str:
     return f"SELECT {sets};\n{query}"
 
 
-def _mixed(server: Server, queries: dict[str, str], query: str,
-           conditions: dict[str, dict[str, str]], tx_each: int) -> dict[str, dict[str, float]]:
-    """Run several conditions in one pgbench run, one script each, chosen at random per
-    transaction: the finest interleaving there is. Returns the query's own latency
-    (pgbench -r, per script) for each condition. A reading of 0 ms measured nothing: no
-    transaction picked that script (64 count transactions over 8 scripts leave one out in
-    about one round of 650, one run of 90 at default scale), or pgbench found every result
-    in before it read its clock, which happens when another process has its CPU. Such a
-    run is run again, ATTEMPTS times in all."""
+def _run_scripts(server: Server, queries: dict[str, str], query: str,
+                 conditions: dict[str, dict[str, str]], tx_each: int) -> dict[str, float]:
+    """One pgbench run of several conditions, one script each, chosen at random per
+    transaction: the finest interleaving there is. Returns the query's own latency (pgbench
+    -r, the script's last statement) for each condition."""
     files = {f"{query}-{name.replace('/', '-')}.sql": (name, _script(queries[query], settings))
              for name, settings in conditions.items()}
     args = ["-n", "-r", "-c", "1", "-j", "1", "-t", str(tx_each * len(files))]
     for file in files:
         args += ["-f", f"/tmp/{file}@1"]
+    result = server.pgbench(args, {f: text for f, (_, text) in files.items()})
+    scripts = result.scripts or {f"/tmp/{next(iter(files))}": result.statements}
+    return {files[path.removeprefix("/tmp/")][0]: statements[-1].latency_ms
+            for path, statements in scripts.items()}
+
+
+def _mixed(server: Server, queries: dict[str, str], query: str,
+           conditions: dict[str, dict[str, str]], tx_each: int) -> dict[str, dict[str, float]]:
+    """_run_scripts, run again while a condition reads 0 ms, ATTEMPTS times in all. A reading
+    of 0 ms measured nothing: no transaction picked that script (64 count transactions over
+    8 scripts leave one out in about one round in 650, one default run in 100), or every
+    result was in when pgbench first looked for it, so the statement began and ended at one
+    reading of its clock, which happens when another process had pgbench's CPU."""
     for _ in range(ATTEMPTS):
-        result = server.pgbench(args, {f: text for f, (_, text) in files.items()})
-        scripts = result.scripts or {f"/tmp/{next(iter(files))}": result.statements}
-        readings = {files[path.removeprefix("/tmp/")][0]: statements[-1].latency_ms
-                    for path, statements in scripts.items()}
+        readings = _run_scripts(server, queries, query, conditions, tx_each)
         unmeasured = [name for name, ms in readings.items() if ms <= 0]
         if not unmeasured:
             return {name: {"latency_ms": ms} for name, ms in readings.items()}
-    raise ReproError(f"pgbench -r read the {query} query under {unmeasured[0]} at 0 ms in {ATTEMPTS} runs: "
-                     "its per-statement times fall short when another process shares its CPU; "
-                     "measure on a quiet machine")
+    raise ReproError(f"pgbench -r read {query}.sql's query under {unmeasured[0]} at 0 ms in each of {ATTEMPTS} "
+                     "runs: no transaction picked its script, or another process had pgbench's CPU when "
+                     "the result came in; measure on a quiet machine")
 
 
 def _tab1(rows: int, queries: dict[str, str]) -> Callable[[Server], None]:
@@ -102,7 +108,7 @@ def _tab1(rows: int, queries: dict[str, str]) -> Callable[[Server], None]:
         server.sql("INSERT INTO tab1 SELECT generate_series(1, %s)", (rows,))
         server.sql("VACUUM ANALYZE tab1")
         for query, tx in (("limit", 500), ("count", 3)):
-            _mixed(server, queries, query, {"warm-up": {}}, tx)  # caches, parallel workers
+            _run_scripts(server, queries, query, {"warm-up": {}}, tx)  # caches, parallel workers
     return prepare
 
 
