@@ -107,6 +107,18 @@ def test_a_run_that_read_0_ms_is_run_again_and_its_next_reading_kept() -> None:
     assert once.runs == 1
 
 
+def test_a_script_that_no_transaction_picked_is_run_again() -> None:
+    """What Debian's pgbench 15 printed for two of the 1-row query's scripts (2026-11-30, a
+    cluster of its own): in the _unpicked file the second script had weight 0, so that no
+    transaction picked it, as the random choice does for one of count's 8 scripts in about
+    one round in 650; it reads 0.000. The run is run again and the next one's readings kept."""
+    conditions = {"limit/loaded": {}, "limit/explain": experiment.CONDITIONS_000["explain"]}
+    server = _Printed("pg15_auto_explain_limit_script_unpicked.txt", "pg15_auto_explain_limit_two_scripts.txt")
+    assert experiment._mixed(server, QUERIES, "limit", conditions, 100) == {
+        "limit/loaded": {"latency_ms": 0.051}, "limit/explain": {"latency_ms": 0.052}}
+    assert server.runs == 2
+
+
 def test_a_warm_up_runs_once_whatever_it_reads() -> None:
     """The warm-up's readings are thrown away: a 0 there is no reason to run it again."""
     server = _Printed(SHARED)
