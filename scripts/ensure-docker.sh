@@ -16,6 +16,26 @@ if [ "$(id -u)" != 0 ] || [ ! -f /etc/debian_version ] || ! command -v dockerd >
        "or run this as root on Debian with docker.io installed (make system)" >&2
   exit 1
 fi
+# A dockerd that is still starting, or still stopping its containers after it was told to end,
+# holds /var/run/docker.pid, and a second one refuses to start while it lives: wait until it
+# answers or is gone (seen when a CI started a moment after the last session's engine ended).
+pidfile=/var/run/docker.pid
+if [ -f "$pidfile" ]; then
+  held=$(cat "$pidfile" 2> /dev/null || true)
+  for _ in $(seq 240); do
+    docker info > /dev/null 2>&1 && exit 0
+    [ -n "$held" ] && [ "$(cat "/proc/$held/comm" 2> /dev/null)" = dockerd ] || break
+    sleep 0.5
+  done
+  if [ -n "$held" ] && [ "$(cat "/proc/$held/comm" 2> /dev/null)" = dockerd ]; then
+    echo "error: dockerd (pid $held) holds $pidfile but did not answer in 120 s;" \
+         "end it, or see /var/log/repro-dockerd.log" >&2
+    exit 1
+  fi
+  # Left by a dockerd that is gone; its number may now be another process's, which dockerd
+  # would take for itself.
+  rm -f "$pidfile"
+fi
 echo "starting dockerd (log: /var/log/repro-dockerd.log)"
 setsid -f dockerd -H unix:///var/run/docker.sock > /var/log/repro-dockerd.log 2>&1 < /dev/null
 for _ in $(seq 60); do
