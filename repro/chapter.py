@@ -31,6 +31,7 @@ from .text import Number, Text
 from .verdict import Environment, Finding, Measure, Verdict
 
 HASHED = ("experiment.py", "files")  # what keys a chapter's cache, with the scale's parameters
+ONE_ROUND = "one_round"  # scales.toml's table of what a run of one round sets (Chapter.one_round)
 # What every chapter page shows (tests/test_chapters.py; the scaffold's page and the guide
 # name each), and what each of original.toml's sources gives (its citation).
 PAGE_DIRECTIVES = ("repro-status", "repro-findings", "repro-glance", "repro-majors", "repro-rounds",
@@ -97,8 +98,19 @@ class Chapter:
     package: Path = Path()
 
     @cached_property
-    def scales(self) -> dict[str, dict[str, Any]]:
+    def _scales_file(self) -> dict[str, dict[str, Any]]:
         return _toml(self.package / "scales.toml")
+
+    @cached_property
+    def scales(self) -> dict[str, dict[str, Any]]:
+        return {name: params for name, params in self._scales_file.items() if name != ONE_ROUND}
+
+    @cached_property
+    def one_round(self) -> dict[str, Any]:
+        """What `repro run --one-round` sets over the scale's parameters besides its one
+        round (scales.toml's [one_round]): the least data on which every step of the chapter
+        still runs, for a chapter whose smallest scale needs more for its findings alone."""
+        return self._scales_file.get(ONE_ROUND, {})
 
     @cached_property
     def original(self) -> dict[str, Any]:

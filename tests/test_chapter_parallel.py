@@ -1,7 +1,9 @@
 """parallel: every condition ran, the data is what the generator's manifest says; the plan
 summary, the CTE cut out of Q11 and the serial extrapolation; the TPC-DS cache rejects a
-damaged file; F1, F3, F6 and F7 can fail, and F7 tells nothing from two cut runs (crafted runs)."""
+damaged file, and runs that want it at once generate it once; a run of one round loads SF 0.1;
+F1, F3, F6 and F7 can fail, and F7 tells nothing from two cut runs (crafted runs)."""
 import json
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -129,3 +131,33 @@ def test_the_tpcds_cache_is_regenerated_when_a_file_is_damaged(tmp_path: Path) -
     assert not tpcds._intact(directory, ["date_dim"], 1)
     (directory / "manifest.json").write_text("{not json")
     assert not tpcds._intact(directory, ["date_dim"], 1)
+
+
+def test_runs_that_want_the_same_scale_factor_at_once_generate_it_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two runs that take no engine lock (the tests' block runs parallel against the tests' own
+    server and on local clusters side by side): one generates, the other waits and finds the
+    tables intact, rather than one removing the directory the other writes in."""
+    monkeypatch.setattr(tpcds, "CACHE", tmp_path)
+    generated: list[float] = []
+    generate = tpcds._generate
+
+    def counted(directory: Path, tables: list[str], sf: float) -> None:
+        generated.append(sf)
+        generate(directory, tables, sf)
+    monkeypatch.setattr(tpcds, "_generate", counted)
+    with ThreadPoolExecutor(2) as pool:
+        manifests = list(pool.map(lambda _: tpcds.dataset(["customer"], 0.01), range(2)))
+    assert generated == [0.01]
+    assert manifests[0] == manifests[1] and tpcds._intact(tmp_path / "sf0.01", ["customer"], 0.01)
+
+
+def test_a_run_of_one_round_loads_a_tenth_of_the_tables() -> None:
+    """parallel's check that it runs (--one-round) needs no SF 1: its tiny scale's is there for
+    Q10's plan flip, which nothing of one round judges."""
+    from repro import registry
+    from repro.lab.runner import quick
+    chapter = registry.get("parallel")
+    params = quick(chapter, chapter.scales["tiny"])
+    assert params["sf"] == 0.1 and params["cap_s"] < chapter.scales["tiny"]["cap_s"]
+    assert params["workers"] == chapter.scales["tiny"]["workers"] and params["max_rounds"] == 1

@@ -370,10 +370,12 @@ def test_names_not_places_yet_what_a_name_means(tmp_path: Path) -> None:
 
 def test_a_run_of_one_round_has_a_key_of_its_own_on_every_target() -> None:
     """`repro run --one-round` changes the rounds, so neither its cached result nor its pool
-    is the scale's; the scale's other parameters are those of its own scale."""
+    is the scale's; the scale's other parameters are those of its own scale, but for what the
+    chapter's [one_round] sets (the least data that runs every step), which it has too."""
     from repro.lab.runner import quick
     for name, chapter in registry.chapters().items():
         params = chapter.scales["tiny"]
-        assert quick(params) == {**params, "rounds": 1, "max_rounds": 1}
+        assert quick(chapter, params) == {**params, **chapter.one_round, "rounds": 1, "max_rounds": 1}
+        assert set(chapter.one_round) <= set(params), f"{name}'s [one_round] sets a parameter no scale has"
         for target in ("container", DSN, "local:x"):
-            assert chapter.experiment_hash("tiny", target, quick(params)) != chapter.experiment_hash("tiny", target), name
+            assert chapter.experiment_hash("tiny", target, quick(chapter, params)) != chapter.experiment_hash("tiny", target), name

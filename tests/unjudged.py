@@ -83,7 +83,8 @@ def _process_list() -> Iterator[list[str]]:
 
 NICE = ["nice", "-n", "19"]
 LOW_SHARE = 8  # the block's CPU weight: an eighth of a session's, or of the containers' group
-# The block's runs at once, parallel's (the longest) first: enough to keep 2 CPUs busy. With all
+# The block's runs at once, those on local clusters (the longest: 24-98 s each in the block on
+# 2026-11-30, the role runs 5-51 s) first: enough to keep 2 CPUs busy. With all
 # 17 at once in the low-weight group, each got so little CPU that fdw's 1-s warm-up of 10
 # clients on local clusters completed no transaction (2026-11-30, its setup 39 s against 2 s).
 SIDE_BY_SIDE = 4
@@ -171,7 +172,7 @@ def block(root: Path, roles: bool, local: bool) -> Iterator[Block]:
             return repro("run", name, "--dsn", server.dsn(role), "--scale", "tiny",
                          "--one-round", env=role_env(server, results), under=under), results
 
-        runs = sorted((LOCAL_RUNS if local else []) + (ROLE_RUNS if roles else []), key=lambda r: r[0] != "parallel")
+        runs = (LOCAL_RUNS if local else []) + (ROLE_RUNS if roles else [])
         with _process_list() as seen, ThreadPoolExecutor(max(min(len(runs), SIDE_BY_SIDE), 1)) as pool:
             done = dict(zip(runs, pool.map(run, runs)))
         yield Block(server, done, server.settings() == before, server.databases() == listed, seen)

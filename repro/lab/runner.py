@@ -68,10 +68,12 @@ def stored(path: Any, chapter: Chapter, warn: Callable[[str], None]) -> dict[str
         return None
 
 
-def quick(params: dict[str, Any]) -> dict[str, Any]:
+def quick(chapter: Chapter, params: dict[str, Any]) -> dict[str, Any]:
     """A scale's parameters for a quick run: one round and no more (what a chapter repeats by
-    its own plan, such as windows_linux's fsync test, it still repeats)."""
-    return {**params, "rounds": 1, "max_rounds": 1}
+    its own plan, such as windows_linux's fsync test, it still repeats), on the chapter's
+    least data where it names one (Chapter.one_round: parallel's tiny needs SF 1 for Q10's
+    plan flip, which no run of one round is judged on, and every step runs at SF 0.1)."""
+    return {**params, **chapter.one_round, "rounds": 1, "max_rounds": 1}
 
 
 def _keyed(chapter: Chapter, scale: str, major: float, lab_major: float, dsn: str | None,
@@ -130,7 +132,7 @@ def run(chapter: Chapter, scale: str = "default", major: float = majors.DEFAULT_
     its key, so it never answers for, or pools with, the scale's runs."""
     params = check_scale(chapter, scale)
     if one_round:
-        params = quick(params)
+        params = quick(chapter, params)
     if server not in (None, "container", "local"):
         raise ReproError(f"--server is container or local, not {server}")
     server = None if server == "container" else server

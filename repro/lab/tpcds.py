@@ -7,6 +7,7 @@ costs a regeneration (seconds), never a wrong table.
 """
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import shutil
@@ -81,11 +82,17 @@ def _generate(directory: Path, tables: list[str], sf: float) -> None:
 
 def dataset(tables: list[str], sf: float) -> dict:
     """The CSV files of `tables` at scale factor `sf`, generated unless the cache has them
-    intact; returns the manifest (generator, rows and bytes per table)."""
+    intact; returns the manifest (generator, rows and bytes per table). Runs that take no
+    engine lock (against existing servers with this machine's programs, on local clusters)
+    may want the same scale factor at once: one generates it while the others wait, then
+    find it intact (flock(2) on a file beside the scale factor's directory)."""
     directory = CACHE / f"sf{sf:g}"
-    if not _intact(directory, tables, sf):
-        _generate(directory, tables, sf)
-    return {**_manifest(directory), "directory": str(directory)}
+    CACHE.mkdir(parents=True, exist_ok=True)
+    with (CACHE / f"sf{sf:g}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not _intact(directory, tables, sf):
+            _generate(directory, tables, sf)
+        return {**_manifest(directory), "directory": str(directory)}
 
 
 def load(server: Server, data: dict, tables: list[str]) -> None:
