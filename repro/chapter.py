@@ -9,8 +9,8 @@ A chapter is a package, repro/chapters/NAME/:
 - ``__init__.py``: its TITLE and SHORT name (and REQUIRES, MACHINE_BOUND); the registry builds the Chapter by convention
   from it, ``analysis.summarize``, ``findings.FINDINGS`` and ``page`` (TABLES, CHARTS, numbers).
 
-Only the experiment, the files, the scale's own parameters and the harness modules
-the experiment imports decide a measurement, so only they key the cache: editing a
+Only the experiment, the files, the scale's own parameters (and a run of one round's)
+and the harness modules the experiment imports decide a measurement, so only they key the cache: editing a
 claim, a threshold, a label, a chart or another scale re-judges and re-renders the
 stored raw data.
 This module imports nothing of the lab (docker, testcontainers, psycopg).
@@ -108,8 +108,8 @@ class Chapter:
     @cached_property
     def one_round(self) -> dict[str, Any]:
         """What `repro run --one-round` sets over the scale's parameters besides its one
-        round (scales.toml's [one_round]): the least data on which every step of the chapter
-        still runs, for a chapter whose smallest scale needs more for its findings alone."""
+        round (scales.toml's [one_round]): smaller data, for a check that the chapter runs,
+        where its smallest scale needs much data for its findings alone."""
         return self._scales_file.get(ONE_ROUND, {})
 
     @cached_property

@@ -20,15 +20,21 @@ fi
 # holds /var/run/docker.pid, and a second one refuses to start while it lives: wait until it
 # answers or is gone (seen when a CI started a moment after the last session's engine ended).
 pidfile=/var/run/docker.pid
+holder() {  # the live, not defunct, dockerd whose pid the file holds, if any
+  local pid
+  pid=$(cat "$pidfile" 2> /dev/null || true)
+  [ -n "$pid" ] && [ "$(cat "/proc/$pid/comm" 2> /dev/null)" = dockerd ] \
+    && ! grep -q '^State:.*zombie' "/proc/$pid/status" 2> /dev/null && echo "$pid"
+}
 if [ -f "$pidfile" ]; then
-  held=$(cat "$pidfile" 2> /dev/null || true)
   for _ in $(seq 240); do
     docker info > /dev/null 2>&1 && exit 0
-    [ -n "$held" ] && [ "$(cat "/proc/$held/comm" 2> /dev/null)" = dockerd ] || break
+    # a live dockerd holds it, or one is writing it (the file is there, still empty)
+    [ -n "$(holder)" ] || { [ -f "$pidfile" ] && [ ! -s "$pidfile" ]; } || break
     sleep 0.5
   done
-  if [ -n "$held" ] && [ "$(cat "/proc/$held/comm" 2> /dev/null)" = dockerd ]; then
-    echo "error: dockerd (pid $held) holds $pidfile but did not answer in 120 s;" \
+  if [ -n "$(holder)" ]; then
+    echo "error: dockerd (pid $(holder)) holds $pidfile but did not answer in 120 s;" \
          "end it, or see /var/log/repro-dockerd.log" >&2
     exit 1
   fi

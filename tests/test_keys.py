@@ -310,7 +310,8 @@ def test_the_migration_gives_a_stored_run_todays_key_where_its_commits_code_is_t
     """scripts/migrate_keys.py, on a run as it was before it and once more after: today's
     key where the code at the run's commit is today's by today's rule (or the code before a
     reviewed refactor, BRIDGES, whose code after is today's), its first key kept; a run whose
-    commit's code differs keeps the key it has. A second pass reads the cache."""
+    commit's code differs keeps the key it has, and so does a run of other parameters than its
+    scale's (one round). A second pass reads the cache."""
     migrate = _migration()
     path = max((ROOT / "results" / "partitions").glob("pg17-default-*.json"))
     doc = json.loads(path.read_text())
@@ -322,6 +323,11 @@ def test_the_migration_gives_a_stored_run_todays_key_where_its_commits_code_is_t
     first = doc["provenance"]["experiment"]
     old = {**doc, "key": {k: v for k, v in doc["key"].items() if k != "rekeyed_from"} | {"experiment": first}}
     then = trees.keys(commit, "partitions", "default", "container")
+    # the same run of one round (repro run --one-round) from the same clean commit keeps its own key
+    one_round = {**old, "scale_params": old["scale_params"] | {"rounds": 1, "max_rounds": 1},
+                 "key": old["key"] | {"experiment": "1" * 16}}
+    assert migrate.rekey(tmp_path / "one.json", one_round, trees, write=True) == (
+        False, "left out: it ran other parameters than its scale's in its commit")
     across = trees.bridged(then["new"], "partitions", "default", "container")
     assert migrate.rekey(tmp_path / "run.json", old, trees, write=True)[0] == (across == today)
     if across == today:

@@ -52,8 +52,10 @@ def print_verdicts(doc: dict[str, Any]) -> int:
     prov = doc["provenance"]
     version = prov["servers"][0]["version"].split(" on ")[0] if prov["servers"] else \
         f"PostgreSQL {majors.name(doc['major'])}"
-    print(f"{doc['chapter']}: scale {doc['scale']}, {version}, "
-          f"run {prov['started']} in {prov['duration_s']:.0f} s")
+    scale = chapter.scales.get(doc["scale"], {})
+    other = ", ".join(f"{k} {v}" for k, v in doc.get("scale_params", {}).items() if scale.get(k) != v)
+    print(f"{doc['chapter']}: scale {doc['scale']}{f' (with {other}: not the scale parameters)' if other else ''}, "
+          f"{version}, run {prov['started']} in {prov['duration_s']:.0f} s")
     if "unavailable" in doc:
         print(f"  not applicable: {doc['unavailable']['en']}")
         return 0
