@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .servers import ContainerServer
+from .servers import Server
 from .strace import attach
 
 CALLS = ("futex", "semop", "semtimedop")
@@ -80,7 +80,7 @@ def _attribute(found: SemaphoreCalls, call: str, frames: list[str]) -> None:
     found.lock_users[user or "?"] += 1
 
 
-def traced(server: ContainerServer, workload: Callable[[], Any]) -> SemaphoreCalls:
+def traced(server: Server, workload: Callable[[], Any]) -> SemaphoreCalls:
     """Trace the postmaster's new children while `workload` runs (strace attached first)."""
     data = server.sql("SHOW data_directory")[0][0]
     pid = int(server.run(["head", "-n", "1", f"{data}/postmaster.pid"]).strip())
@@ -95,8 +95,20 @@ def traced(server: ContainerServer, workload: Callable[[], Any]) -> SemaphoreCal
     return found
 
 
-def semaphore_sets(server: ContainerServer) -> dict[str, int]:
-    """System V semaphore sets in the server's IPC namespace (ipcs -s), and their semaphores."""
+KEYS_PER_SERVER = 1000  # how far above its first key a postmaster's semaphore sets may go
+
+
+def semaphore_sets(server: Server) -> dict[str, int]:
+    """The postmaster's System V semaphore sets (ipcs -s), and their semaphores. It takes their
+    keys one by one upward, skipping those in use, from its port times 1000 up to 11 and from
+    its data directory's inode number since 12 (sysv_sema.c, PGReserveSemaphores; commit
+    7de19fbc0b1), as a 32-bit key_t. Counting the keys just above either keeps every set of a container, whose IPC
+    namespace is its own, and leaves out those of other processes where it is this machine's
+    (a local cluster's)."""
+    port = int(server.sql("SHOW port")[0][0])
+    data = server.sql("SHOW data_directory")[0][0]
+    inode = int(server.run(["stat", "-c", "%i", data]).strip())
     rows = [line.split() for line in server.run(["ipcs", "-s"]).splitlines()]
-    sets = [r for r in rows if len(r) >= 5 and r[0].startswith("0x")]
+    sets = [r for r in rows if len(r) >= 5 and r[0].startswith("0x")
+            and any(0 < (int(r[0], 16) - first) % 2**32 <= KEYS_PER_SERVER for first in (port * 1000, inode))]
     return {"sets": len(sets), "semaphores": sum(int(r[4]) for r in sets)}
