@@ -151,8 +151,9 @@ def test_the_runs_own_cpu_is_its_clusters_and_its_client_programs(no_engine: Non
 
 def test_a_local_clusters_semaphore_sets_are_its_own_among_this_machines(no_engine: None) -> None:
     """ipcs here lists every process's System V semaphore sets: a cluster of 9.6 counts its own
-    (their keys from its port times 1000), one of the machine's 15 (unnamed POSIX semaphores)
-    none, beside a set of another process (ipcmk, a random key) that the listing holds too."""
+    (their marker's pid is its postmaster's), one of the machine's 15 (unnamed POSIX semaphores)
+    none, though both labs number their clusters' ports alike, beside a set of another process
+    (ipcmk) that the listing holds too."""
     made = subprocess.run(["ipcmk", "-S", "3", "-p", "0600"], capture_output=True, text=True, check=True)
     other = made.stdout.split()[-1]  # "Semaphore id: 12"
     try:

@@ -95,20 +95,27 @@ def traced(server: Server, workload: Callable[[], Any]) -> SemaphoreCalls:
     return found
 
 
-KEYS_PER_SERVER = 1000  # how far above its first key a postmaster's semaphore sets may go
+MARKER = 537  # PGSemaMagic: the value of the last semaphore of each of PostgreSQL's sets
+# every set of the machine, each after a line "set ID" ("ipcs -s -i" of a set the run's user may
+# not read prints nothing)
+EVERY_SET = "for id in $(ipcs -s | awk '/^0x/ {print $2}'); do echo \"set $id\"; ipcs -s -i \"$id\" 2> /dev/null; done"
+_SEMAPHORE = re.compile(r"^\d+\s+(?P<value>\d+)\s+\d+\s+\d+\s+(?P<pid>\d+)\s*$")
 
 
 def semaphore_sets(server: Server) -> dict[str, int]:
-    """The postmaster's System V semaphore sets (ipcs -s), and their semaphores. It takes their
-    keys one by one upward, skipping those in use, from its port times 1000 up to 11 and from
-    its data directory's inode number since 12 (sysv_sema.c, PGReserveSemaphores; commit
-    7de19fbc0b1), as a 32-bit key_t. Counting the keys just above either keeps every set of a container, whose IPC
-    namespace is its own, and leaves out those of other processes where it is this machine's
-    (a local cluster's)."""
-    port = int(server.sql("SHOW port")[0][0])
+    """The postmaster's System V semaphore sets, and their semaphores. PostgreSQL makes each
+    set with a marker for its last semaphore, set to PGSemaMagic by the postmaster
+    (sysv_sema.c, IpcSemaphoreCreate), so the marker's last pid is the postmaster's. That
+    counts every set of a container, whose IPC namespace is its own, and leaves out those of
+    other processes where the namespace is this machine's, a local cluster's (another
+    cluster's too: their keys follow a port that two labs may both use)."""
     data = server.sql("SHOW data_directory")[0][0]
-    inode = int(server.run(["stat", "-c", "%i", data]).strip())
-    rows = [line.split() for line in server.run(["ipcs", "-s"]).splitlines()]
-    sets = [r for r in rows if len(r) >= 5 and r[0].startswith("0x")
-            and any(0 < (int(r[0], 16) - first) % 2**32 <= KEYS_PER_SERVER for first in (port * 1000, inode))]
-    return {"sets": len(sets), "semaphores": sum(int(r[4]) for r in sets)}
+    postmaster = int(server.run(["head", "-n", "1", f"{data}/postmaster.pid"]).strip())
+    ours = 0
+    semaphores = 0
+    for block in server.run(["sh", "-c", EVERY_SET]).split("set ")[1:]:
+        rows = [m for m in map(_SEMAPHORE.match, block.splitlines()) if m]
+        if rows and int(rows[-1]["value"]) == MARKER and int(rows[-1]["pid"]) == postmaster:
+            ours += 1
+            semaphores += len(rows)
+    return {"sets": ours, "semaphores": semaphores}
