@@ -129,7 +129,7 @@ def test_what_only_the_projects_images_hold_is_judged_in_containers_only() -> No
     assert images_only.reason(local).en == "Not applicable on local clusters: needs a build, which only the project's images hold."
     assert own.met(local), "a local cluster is a server of the run's own"
     finding = _finding(lambda r: 1.0, [images_only])
-    assert verdict_words.badge_of(finding.judge(Rounds({}), local)).en == "not applicable: a build"
+    assert verdict_words.badge_of(finding.judge(Rounds({}), local)).en == "not applicable here: a build"
     assert verdict_words.badge_of(finding.judge(Rounds({}), existing)).en == "not applicable against an existing server: needs a build"
 
 
