@@ -159,7 +159,7 @@ canary: venv
 	$(PY) -m repro canary --pg $(firstword $(PG_LIST))
 
 test-measuring: venv image
-	$(PY) scripts/binaries.py 11  # partitions on local clusters: its server of 11 beside the run's
+	$(PY) scripts/binaries.py 11 9.6  # on local clusters, the servers beside the run's: partitions' 11, semaphores' 9.6
 	IMAGE_MAJORS="$(PG_LIST)" $(PY) -m pytest -m measures
 
 test-aside: venv

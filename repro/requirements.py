@@ -94,6 +94,18 @@ def own_server(what: Text) -> Requirement:
                        what, of_target=True)
 
 
+def images_only(what: Text) -> Requirement:
+    """What only the project's own images hold (a build of its own, run beside the server): as
+    `own_server`, and on local clusters of this machine's binaries the finding is not
+    applicable either."""
+    def reason(e: Environment) -> Text:
+        if e.external:
+            return own_server(what).reason(e)
+        return Text(f"ローカルのクラスターでは判定できません。必要なもの: {what.ja} (プロジェクトのイメージにだけあります)。",
+                    f"Not applicable on local clusters: needs {what.en}, which only the project's images hold.")
+    return Requirement(lambda e: not e.external and not e.local, reason, what, of_target=True)
+
+
 def majors(first: int | None = None, last: int | None = None, why: Text | None = None
            ) -> Requirement:
     span = Text(f"PostgreSQL {first} 以降", f"PostgreSQL {first} or later") if last is None else \

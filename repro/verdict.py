@@ -307,7 +307,7 @@ class Finding:
             env = runs[-1][1]
             requirement = next(q for q in self.requires if not q.met(env))
             return Verdict(self, NOT_APPLICABLE, reason=requirement.reason(env), lacking=requirement.label,
-                           other_majors=requirement.of_major, of_target=requirement.of_target)
+                           other_majors=requirement.of_major, of_target=requirement.of_target and env.external)
         rounds = [r for r, _ in usable]
         results = []
         for check in self.checks:

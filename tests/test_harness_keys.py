@@ -38,6 +38,7 @@ HARNESS = {"repro.lab.harness:"} | {f"repro.lab.harness.{unit}" for unit in (
     "waiting:", "waiting:Value", "waiting:until",
     "connections:Endpoint.tracer",  # #71: where strace runs (ContainerServer's, LocalServer's)
     "connections:Endpoint.cpu_counters",  # #71: the run's own CPU (ContainerServer's, LocalServer's)
+    "context:Context.with_images",  # #71: whether the project's own builds (images) can run beside
 )}
 
 

@@ -27,6 +27,7 @@ from repro.lab import local_cleanup, runner
 from repro.lab.local import LocalLab
 from repro.lab.local_tracing import CONTAINER_DATA
 from repro.lab.runlock import engine_lock
+from repro.lab.semaphore_calls import semaphore_sets
 from repro.lab.strace import parse, traced
 from repro.lab.waits import container_share, cpu_times
 from repro.results import ROOT
@@ -148,6 +149,26 @@ def test_the_runs_own_cpu_is_its_clusters_and_its_client_programs(no_engine: Non
     assert used - clients > 0.5, (used, clients)  # the backends', which have ended by now
 
 
+def test_a_local_clusters_semaphore_sets_are_its_own_among_this_machines(no_engine: None) -> None:
+    """ipcs here lists every process's System V semaphore sets: a cluster of 9.6 counts its own
+    (their marker's pid is its postmaster's), one of the machine's 15 (unnamed POSIX semaphores)
+    none, though both labs number their clusters' ports alike, beside a set of another process
+    (ipcmk) that the listing holds too."""
+    made = subprocess.run(["ipcmk", "-S", "3", "-p", "0600"], capture_output=True, text=True, check=True)
+    other = made.stdout.split()[-1]  # "Semaphore id: 12"
+    try:
+        with LocalLab(MAJOR) as lab, LocalLab(9.6, programs=lab.binaries.bindir) as old:
+            with ThreadPoolExecutor(2) as pool:
+                current, reference = pool.map(lambda pair: pair[0].server(pair[1]), [(lab, "15"), (old, "9.6")])
+            assert semaphore_sets(current) == {"sets": 0, "semaphores": 0}
+            found = semaphore_sets(reference)
+            listed = subprocess.run(["ipcs", "-s"], capture_output=True, text=True, check=True).stdout
+            assert found["sets"] > 0 and found["semaphores"] == 17 * found["sets"]  # 16 and a marker each
+            assert len([line for line in listed.splitlines() if line.startswith("0x")]) > found["sets"]
+    finally:
+        subprocess.run(["ipcrm", "-s", other], check=True)
+
+
 def _run(results: Path, *args: str) -> subprocess.Popen:
     """`python -m repro ARGS` with no engine reachable, its results in `results`."""
     env = {**os.environ, "DOCKER_HOST": NO_ENGINE, "REPRO_RESULTS": str(results)}
@@ -187,7 +208,9 @@ def test_a_run_stopped_mid_way_leaves_nothing_once_clean_has_run(sig: signal.Sig
 
 # why a finding may stay unjudged here, as in a container on this machine: an extension
 # Debian's server does not ship, this machine's CPUs, a scale above tiny, or another major
-NOT_HERE = ("pg_bigm", "pgroonga", "pg_wait_sampling", "CPUs", "full scale", "Applies to PostgreSQL ")
+# the reasons a container on this machine has too, and the semaphore control's builds (images only)
+NOT_HERE = ("pg_bigm", "pgroonga", "pg_wait_sampling", "CPUs", "full scale", "Applies to PostgreSQL ",
+            "which only the project's images hold")
 
 
 @pytest.fixture(scope="module")

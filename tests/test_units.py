@@ -117,6 +117,22 @@ def test_requirements_give_not_applicable_with_the_reason() -> None:
     assert v.status == "not applicable" and "8" in v.reason.en and "2" in v.reason.en
 
 
+def test_what_only_the_projects_images_hold_is_judged_in_containers_only() -> None:
+    """semaphores' control: judged in containers; against an existing server the reason is
+    own_server's, word for word; on local clusters one of its own."""
+    what = Text("ビルド", "a build")
+    images_only, own = requirements.images_only(what), requirements.own_server(what)
+    container, local = Environment(17, 2, frozenset(), {}), Environment(17, 2, frozenset(), {}, local=True)
+    existing = Environment(17, None, frozenset(), {}, external=True)
+    assert images_only.met(container) and not images_only.met(local) and not images_only.met(existing)
+    assert images_only.reason(existing) == own.reason(existing) and images_only.label == own.label
+    assert images_only.reason(local).en == "Not applicable on local clusters: needs a build, which only the project's images hold."
+    assert own.met(local), "a local cluster is a server of the run's own"
+    finding = _finding(lambda r: 1.0, [images_only])
+    assert verdict_words.badge_of(finding.judge(Rounds({}), local)).en == "not applicable here: a build"
+    assert verdict_words.badge_of(finding.judge(Rounds({}), existing)).en == "not applicable against an existing server: needs a build"
+
+
 @pytest.mark.parametrize("measured, values, status", [
     (("trgm",), [1.0, 1.2, 0.9, 1.1, 1.0, 1.3], PARTIAL),  # holds where measured, two kinds unmeasured
     (("trgm", "bigm", "pgroonga"), [1.0, 1.2, 0.9, 1.1, 1.0, 1.3], REPRODUCED),

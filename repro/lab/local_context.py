@@ -1,6 +1,6 @@
 """What a chapter's experiment gets on local clusters (`--server local`): the run context, with
-the CPUs counted on this machine, where the clusters run, rather than by a Docker engine, and
-clusters of another major's binaries beside the run's own.
+the CPUs counted on this machine, where the clusters run, rather than by a Docker engine,
+clusters of another major's binaries beside the run's own, and no image's.
 
 Only runs on this target execute this module: a local run's key adds it whole
 (fingerprint.LOCAL_LAB), and containers' keys do not reach it."""
@@ -23,6 +23,11 @@ class LocalRunContext(RunContext):
         cpus = len(usable_cpus())
         self.record("engine_cpus", cpus)
         return cpus
+
+    @property
+    def with_images(self) -> bool:
+        """No image runs here: the clusters are this machine's binaries."""
+        return False
 
     def beside(self, stack: ExitStack, major: float) -> LocalLab:
         """Clusters of `major`'s binaries on this machine (PG_BINDIR_<major>, a package's, or

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .servers import ContainerServer
+from .servers import Server
 from .strace import attach
 
 CALLS = ("futex", "semop", "semtimedop")
@@ -80,7 +80,7 @@ def _attribute(found: SemaphoreCalls, call: str, frames: list[str]) -> None:
     found.lock_users[user or "?"] += 1
 
 
-def traced(server: ContainerServer, workload: Callable[[], Any]) -> SemaphoreCalls:
+def traced(server: Server, workload: Callable[[], Any]) -> SemaphoreCalls:
     """Trace the postmaster's new children while `workload` runs (strace attached first)."""
     data = server.sql("SHOW data_directory")[0][0]
     pid = int(server.run(["head", "-n", "1", f"{data}/postmaster.pid"]).strip())
@@ -95,8 +95,27 @@ def traced(server: ContainerServer, workload: Callable[[], Any]) -> SemaphoreCal
     return found
 
 
-def semaphore_sets(server: ContainerServer) -> dict[str, int]:
-    """System V semaphore sets in the server's IPC namespace (ipcs -s), and their semaphores."""
-    rows = [line.split() for line in server.run(["ipcs", "-s"]).splitlines()]
-    sets = [r for r in rows if len(r) >= 5 and r[0].startswith("0x")]
-    return {"sets": len(sets), "semaphores": sum(int(r[4]) for r in sets)}
+MARKER = 537  # PGSemaMagic: the value of the last semaphore of each of PostgreSQL's sets
+# every set of the machine, each after a line "set ID" ("ipcs -s -i" of a set the run's user may
+# not read prints nothing)
+EVERY_SET = "for id in $(ipcs -s | awk '/^0x/ {print $2}'); do echo \"set $id\"; ipcs -s -i \"$id\" 2> /dev/null; done"
+_SEMAPHORE = re.compile(r"^\d+\s+(?P<value>\d+)\s+\d+\s+\d+\s+(?P<pid>\d+)\s*$")
+
+
+def semaphore_sets(server: Server) -> dict[str, int]:
+    """The postmaster's System V semaphore sets, and their semaphores. PostgreSQL makes each
+    set with a marker for its last semaphore, set to PGSemaMagic by the postmaster
+    (sysv_sema.c, IpcSemaphoreCreate), so the marker's last pid is the postmaster's. That
+    counts every set of a container, whose IPC namespace is its own, and leaves out those of
+    other processes where the namespace is this machine's, a local cluster's (another
+    cluster's too: their keys follow a port that two labs may both use)."""
+    data = server.sql("SHOW data_directory")[0][0]
+    postmaster = int(server.run(["head", "-n", "1", f"{data}/postmaster.pid"]).strip())
+    ours = 0
+    semaphores = 0
+    for block in server.run(["sh", "-c", EVERY_SET]).split("set ")[1:]:
+        rows = [m for m in map(_SEMAPHORE.match, block.splitlines()) if m]
+        if rows and int(rows[-1]["value"]) == MARKER and int(rows[-1]["pid"]) == postmaster:
+            ours += 1
+            semaphores += len(rows)
+    return {"sets": ours, "semaphores": semaphores}

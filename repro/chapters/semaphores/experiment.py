@@ -11,7 +11,8 @@ fewest and the most clients.
 Against an existing server (--dsn), only the last part runs, in a scratch database: the
 update script's wait events at the fewest and the most clients (F8). The rest needs servers
 of the run's own (9.6 and the two builds of 15 beside the major under test) or strace on
-the server's machine.
+the server's machine. On local clusters (--server local) 9.6 comes from its binaries, and the
+two builds, which are images only, are left out.
 """
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from ...lab.harness import images
 from ...lab.beside import lab_for, start_all
 from ...lab.context import RunContext
 from ...lab.semaphore_calls import semaphore_sets, traced
-from ...lab.servers import ContainerServer, Server
+from ...lab.servers import Server
 from ...lab.waits import ActivitySampler
 from ...text import Text
 from .conditions import CONTROL, CONTROL_MAJOR, POSIX, READ, REFERENCE, REFERENCE_MAJOR, SYSV, THIS, UPDATE, cond
@@ -80,7 +81,7 @@ def run(ctx: RunContext) -> None:
         _run_existing(ctx, settings, bench)
         return
 
-    def prepare(server: ContainerServer) -> None:
+    def prepare(server: Server) -> None:
         server.pgbench_init(p["scale"], "-F", "80")  # 004's update runs' fillfactor
         server.sql("CREATE EXTENSION pg_prewarm")
         server.sql("CHECKPOINT")
@@ -89,16 +90,18 @@ def run(ctx: RunContext) -> None:
     with ExitStack() as stack:
         starts = {THIS: ctx.lab}
         if ctx.major != REFERENCE_MAJOR:
-            starts[REFERENCE] = lab_for(stack, REFERENCE_MAJOR)
-        for kind in CONTROL:
-            starts[kind] = lab_for(stack, CONTROL_MAJOR, f"repro-semaphores:{kind}")
+            starts[REFERENCE] = ctx.beside(stack, REFERENCE_MAJOR)
+        if ctx.with_images:  # the control's builds are images (images/semaphores)
+            for kind in CONTROL:
+                starts[kind] = lab_for(stack, CONTROL_MAJOR, f"repro-semaphores:{kind}")
         ctx.step(f"{len(starts)} servers side by side ({', '.join(starts)}), each pgbench -i -s {p['scale']} -F 80")
         servers = dict(zip(starts, start_all(ctx, [(lab, ROLES[k], settings) for k, lab in starts.items()],
                                             prepare, ptrace=True)))
         ctx.engine_cpus()
         ctx.record("versions", {k: s.sql("SHOW server_version")[0][0] for k, s in servers.items()})
-        ctx.record("control_source", images.client().images.get(f"repro-semaphores:{SYSV}").labels
-                   .get(f"{images.LABEL}source"))
+        if SYSV in servers:
+            ctx.record("control_source", images.client().images.get(f"repro-semaphores:{SYSV}").labels
+                       .get(f"{images.LABEL}source"))
         ctx.record("semaphore_sets", {k: semaphore_sets(s) for k, s in servers.items()})
         workloads = {k: (UPDATE,) if k in CONTROL else (READ, UPDATE) for k in servers}
         clients = {k: p["control_clients"] if k in CONTROL else p["clients"] for k in servers}

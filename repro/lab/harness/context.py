@@ -43,6 +43,13 @@ class Context:
         machine; the experiment runs what it can there (its docstring says what)."""
         return self.dsn is not None
 
+    @property
+    def with_images(self) -> bool:
+        """Whether the run's servers are containers of the project's images, so that one of its
+        own builds (semaphores' control, images/semaphores) can run beside them: not against an
+        existing server, nor on local clusters (LocalRunContext)."""
+        return not self.external
+
     def step(self, what: str) -> None:
         """Say what the run does now (a line of progress, with its time)."""
         self.progress.note(what)
