@@ -209,10 +209,6 @@ def rekey(path: Path, doc: dict[str, Any], trees: Trees, write: bool) -> tuple[b
     first = key.get("rekeyed_from") or doc["provenance"].get("experiment") or key["experiment"]
     git = doc["provenance"].get("git") or {}
     then = trees.keys(git["commit"], doc["chapter"], doc["scale"], key["target"]) if git.get("commit") else None
-    if doc.get("scale_params") not in (None, (then or now)["params"]):
-        # a run of one round (repro run --one-round), or of an uncommitted scales.toml: its key is
-        # its own parameters', never the scale's
-        return False, "left out: it ran other parameters than its scale's in its commit"
     if trees.bridged(key["experiment"], doc["chapter"], doc["scale"], key["target"]) == now["new"]:
         # a key by today's rule is its code's, whatever its tree: that of a commit before a
         # reviewed refactor (a run of a dirty tree, whose key was today's until the refactor)
@@ -220,6 +216,10 @@ def rekey(path: Path, doc: dict[str, Any], trees: Trees, write: bool) -> tuple[b
     elif first == now["old"]:
         how = "its code was today's, byte for byte"
         new = now["new"]
+    elif then is not None and doc.get("scale_params") not in (None, then["params"]):
+        # a run of one round (repro run --one-round), or of an uncommitted scales.toml: its key is
+        # its own parameters', never the scale's
+        return False, "left out: it ran other parameters than its scale's in its commit"
     elif then is not None and (first == then["old"] or git.get("dirty") is False):
         how = "its key is its commit's" if first == then["old"] else "its commit was clean"
         new = then["new"]
