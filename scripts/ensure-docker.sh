@@ -33,8 +33,8 @@ if [ -f "$pidfile" ]; then
     [ -n "$(holder)" ] || { [ -f "$pidfile" ] && [ ! -s "$pidfile" ]; } || break
     sleep 0.5
   done
-  if [ -n "$(holder)" ]; then
-    echo "error: dockerd (pid $(holder)) holds $pidfile but did not answer in 120 s;" \
+  if held=$(holder); then
+    echo "error: dockerd (pid $held) holds $pidfile but did not answer in 120 s;" \
          "end it, or see /var/log/repro-dockerd.log" >&2
     exit 1
   fi

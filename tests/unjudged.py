@@ -10,7 +10,8 @@ number they measure, and every process of the block (its server too) gets the CP
 them (`low_cpu`: as root, a cgroup of a low CPU weight; else nice 19, which slows them more),
 and it slows them less than at an equal share (the disk and the caches are shared). A test that
 does judge what it measures, or reads pgbench -r's per-statement times (auto_explain), waits
-for the block to end first (tests/conftest.py, `after_the_block`). Nobody judges the block's
+for the block to end first (tests/conftest.py, `after_the_block`). A run of the block that its
+low weight starved runs once more at the session's weight (`Block.starved`). Nobody judges the block's
 numbers, so each run measures one round (--one-round, under a key of its own): on 2 cores
 the block costs the sum of its runs' work, so each round it does not measure is time saved.
 Only the runs of the tests the session collected go in it."""
@@ -41,6 +42,7 @@ ALONE = ("auto_explain",)
 LOCAL_RUNS = [(name, LOCAL) for name in runner.LOCAL_CHAPTERS if name not in ALONE]
 
 Done = tuple[subprocess.CompletedProcess, Path]  # the run, its results directory
+STARVED = "measure on a quiet machine"  # how a chapter stops when its run got too little CPU (README)
 
 
 def debian_major() -> int:
@@ -154,6 +156,7 @@ class Block:
     settings_kept: bool
     databases_kept: bool
     seen: list[str] = field(repr=False)
+    starved: list[tuple[str, str]] = field(default_factory=list)  # run again at the session's weight
 
 
 @contextmanager
@@ -164,18 +167,27 @@ def block(root: Path, roles: bool, local: bool) -> Iterator[Block]:
         server.sql(f"CREATE ROLE {ROLE} LOGIN CREATEDB PASSWORD '{server.password}'")
         before, listed = server.settings(), server.databases()
 
-        def run(item: tuple[str, str]) -> Done:
+        def run(item: tuple[str, str], under: Under = under, where: Path = root) -> Done:
             name, role = item
             if role == LOCAL:
-                return local_run(name, root, under)
-            results = root / f"{name}-{role}"
+                return local_run(name, where, under)
+            results = where / f"{name}-{role}"
             return repro("run", name, "--dsn", server.dsn(role), "--scale", "tiny",
                          "--one-round", env=role_env(server, results), under=under), results
 
         runs = (LOCAL_RUNS if local else []) + (ROLE_RUNS if roles else [])
-        with _process_list() as seen, ThreadPoolExecutor(max(min(len(runs), SIDE_BY_SIDE), 1)) as pool:
-            done = dict(zip(runs, pool.map(run, runs)))
-        yield Block(server, done, server.settings() == before, server.databases() == listed, seen)
+        with _process_list() as seen:
+            with ThreadPoolExecutor(max(min(len(runs), SIDE_BY_SIDE), 1)) as pool:
+                done = dict(zip(runs, pool.map(run, runs)))
+            # A run that the block's low weight starved stops as its chapter does on a busy machine
+            # (STARVED); the block shows that each chapter runs, not what it measures, so that run
+            # goes once more at the session's weight (wait_events on local clusters in CI,
+            # 2026-11-30: a 1-s pgbench of 16 clients that completed no transaction).
+            starved = [item for item, (r, _) in done.items() if r.returncode and STARVED in r.stderr]
+            for item in starved:
+                (root / "again").mkdir(exist_ok=True)
+                done[item] = run(item, (), root / "again")
+        yield Block(server, done, server.settings() == before, server.databases() == listed, seen, starved)
 
 
 @contextmanager

@@ -97,8 +97,10 @@ def traced(server: Server, workload: Callable[[], Any]) -> SemaphoreCalls:
 
 MARKER = 537  # PGSemaMagic: the value of the last semaphore of each of PostgreSQL's sets
 # every set of the machine, each after a line "set ID" ("ipcs -s -i" of a set the run's user may
-# not read prints nothing)
-EVERY_SET = "for id in $(ipcs -s | awk '/^0x/ {print $2}'); do echo \"set $id\"; ipcs -s -i \"$id\" 2> /dev/null; done"
+# not read prints nothing, and fails: the loop goes on)
+EVERY_SET = ("for id in $(ipcs -s | awk '/^0x/ {print $2}'); do echo \"set $id\"; "
+             "ipcs -s -i \"$id\" 2> /dev/null || true; done")
+_SET = re.compile(r"^set \d+$", re.M)
 _SEMAPHORE = re.compile(r"^\d+\s+(?P<value>\d+)\s+\d+\s+\d+\s+(?P<pid>\d+)\s*$")
 
 
@@ -113,7 +115,7 @@ def semaphore_sets(server: Server) -> dict[str, int]:
     postmaster = int(server.run(["head", "-n", "1", f"{data}/postmaster.pid"]).strip())
     ours = 0
     semaphores = 0
-    for block in server.run(["sh", "-c", EVERY_SET]).split("set ")[1:]:
+    for block in _SET.split(server.run(["sh", "-c", EVERY_SET]))[1:]:
         rows = [m for m in map(_SEMAPHORE.match, block.splitlines()) if m]
         if rows and int(rows[-1]["value"]) == MARKER and int(rows[-1]["pid"]) == postmaster:
             ours += 1
