@@ -4,6 +4,7 @@ carry none. Like lab/existing.py and lab/local.py, whose labs use it, it stays o
 keys of runs on containers (repro/reach.py: EXISTING_MODULES, fingerprint.LOCAL_LAB)."""
 from __future__ import annotations
 
+import glob
 import hashlib
 import io
 import os
@@ -49,26 +50,32 @@ class LocalClient:
     def find(server_major: float) -> LocalClient:
         """This machine's programs, refused with one line when one is missing or older than
         the server (an older pgbench may not know the server's catalogs or protocol)."""
-        return LocalClient(*LocalClient.programs(server_major, "or use --client docker"))
+        return LocalClient(*LocalClient.programs(server_major, os.environ.get("PG_BINDIR") or None,
+                                                 "or use --client docker"))
 
     @staticmethod
     def of_binaries(bindir: Path, server_major: float) -> tuple[str | None, dict[str, str]]:
         """The client programs of a local lab of the server binaries in `bindir`: theirs where
-        they carry them (a package's), else this machine's of the server's major or newer
-        (PG_BINDIR or PATH): relocatable binaries carry none."""
+        they carry them (a package's), else this machine's of the server's major or newer:
+        PG_BINDIR, else the newest package's directory (Debian's or PGDG's, where the server's
+        package adds pg_test_fsync and pg_test_timing), else PATH. Relocatable binaries carry
+        none."""
         if os.access(bindir / "pgbench", os.X_OK):
             return str(bindir), {}
-        return LocalClient.programs(server_major, f"or run binaries that carry them ({bindir} has none)")
+        packaged = sorted(glob.glob("/usr/lib/postgresql/*/bin/pgbench") + glob.glob("/usr/pgsql-*/bin/pgbench"),
+                          key=lambda p: float(re.findall(r"\d+(?:\.\d+)?", p)[0]))
+        chosen = os.environ.get("PG_BINDIR") or (os.path.dirname(packaged[-1]) if packaged else None)
+        return LocalClient.programs(server_major, chosen, f"or run binaries that carry them ({bindir} has none)")
 
     @staticmethod
-    def programs(server_major: float, otherwise: str) -> tuple[str | None, dict[str, str]]:
-        """Where find's programs are (PG_BINDIR, or None for PATH) and their --version lines;
-        `otherwise` ends the refusal's line with what else the user may do."""
-        bindir = os.environ.get("PG_BINDIR") or None
+    def programs(server_major: float, bindir: str | None, otherwise: str) -> tuple[str | None, dict[str, str]]:
+        """`bindir` (None: PATH) and the --version lines of its programs, refused with one line
+        when one is missing or older than the server; `otherwise` ends that line with what
+        else the user may do."""
         versions = {}
         for program in CLIENT_PROGRAMS:
             path = shutil.which(program, path=bindir)
-            where = f"in PG_BINDIR ({bindir})" if bindir else "on PATH"
+            where = f"in {bindir}" if bindir else "on PATH"
             if path is None:
                 raise ReproError(f"no {program} {where}: install PostgreSQL's client programs "
                                  f"{majors.name(server_major)} or newer, {otherwise}")
