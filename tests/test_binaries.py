@@ -3,17 +3,25 @@ line it gives when there are none of the major asked for, and `make binaries`, w
 zonky's relocatable ones (scripts/binaries.py)."""
 from __future__ import annotations
 
+import functools
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from existing_server import binaries as debian_binaries
+from repro import majors
 from repro.errors import ReproError
 from repro.lab import binaries as module
+from repro.lab import local_cleanup
 from repro.lab.binaries import binaries
+from repro.lab.local import LocalLab
+from repro.lab.local_client import LocalClient
 from repro.results import ROOT
 
 pytestmark = pytest.mark.skipif(debian_binaries() is None, reason="Debian's PostgreSQL is not installed here")
@@ -81,11 +89,88 @@ def test_make_binaries_unpacks_a_zonky_major_where_a_local_run_finds_it(monkeypa
     assert [p.name for p in tmp_path.iterdir()] == ["11"]  # nothing half-made left beside it
 
 
-@pytest.mark.parametrize("args, code, words", [(["13"], 1, "no relocatable binaries are pinned for PostgreSQL 13"),
-                                               (["8"], 1, "PostgreSQL 8 is not one of the majors"),
+@pytest.mark.parametrize("args, code, words", [(["8"], 1, "PostgreSQL 8 is not one of the majors"),
                                                ([], 2, "usage: scripts/binaries.py MAJOR")])
 def test_make_binaries_of_a_major_it_cannot_unpack_is_one_line(tmp_path: Path, args: list[str], code: int,
                                                                words: str) -> None:
     made = _make_binaries(tmp_path, *args)
     assert made.returncode == code and words in made.stderr and len(made.stderr.splitlines()) == 1, made.stderr
     assert not tmp_path.exists() or not any(tmp_path.iterdir())
+
+
+@functools.cache
+def _pins() -> dict[str, str]:
+    """Each major's pinned zonky version, as scripts/binaries.py reads it."""
+    out = subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, 'scripts'); import binaries; "
+                          "from repro.majors import MAJORS, name; "
+                          "print(*(f'{name(m)}={binaries.pinned(name(m))[0]}' for m in MAJORS))"],
+                         cwd=ROOT, capture_output=True, text=True, check=True)
+    return dict(pair.split("=") for pair in out.stdout.split())
+
+
+def test_every_major_has_one_pinned_jar_the_images_or_the_local_ones() -> None:
+    """lib.sh pins the jars of the majors the offline images take from zonky, LOCAL_ONLY those
+    of the other four (Debian's in the images): every major has exactly one, of itself."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        import binaries as script
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
+    from_images = subprocess.run(["bash", "-c", ". images/lib.sh; for m in $MAJORS; do zonky_version $m > /dev/null "
+                                  "&& echo $m; done"], cwd=ROOT, capture_output=True, text=True).stdout.split()
+    assert not set(from_images) & set(script.LOCAL_ONLY)
+    pins = _pins()
+    assert sorted(pins, key=float) == sorted([*from_images, *script.LOCAL_ONLY], key=float) and len(pins) == 10
+    assert all(version.startswith(f"{major}.") for major, version in pins.items()), pins
+
+
+@pytest.fixture(scope="module")
+def every_major() -> Iterator[Path]:
+    """The ten majors' relocatable binaries, unpacked once into a cache of the tests' own,
+    which the clusters' user may enter (pytest's temporary directories are root's alone)."""
+    cache = Path(tempfile.mkdtemp(prefix="repro-test-binaries-"))
+    try:
+        cache.chmod(0o755)
+        made = _make_binaries(cache, *[majors.name(m) for m in majors.MAJORS])
+        assert made.returncode == 0, made.stderr
+        yield cache
+    finally:
+        shutil.rmtree(cache)
+
+
+@pytest.mark.parametrize("major", [majors.name(m) for m in majors.MAJORS])
+def test_every_major_starts_from_its_relocatable_binaries(major: str, every_major: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """With Maven alone a machine gets servers of all ten majors: each starts from its pinned
+    jar, of the pinned version. Where the machine's client programs (Debian's) are of the
+    major or newer, as a lab asks for them, a standby streams from it: pg_basebackup -R of
+    a newer client writes options the server's own older libpq refuses, which the lab
+    leaves out."""
+    monkeypatch.setenv(f"PG_BINDIR_{major.replace('.', '_')}", str(every_major / major / "bin"))
+    client_major = float(debian_binaries().parent.name)  # type: ignore[union-attr]
+    client = LocalClient(str(debian_binaries()), {})
+    with LocalLab(majors.parse(major), client=client) as lab:
+        primary = lab.server("primary", {"wal_level": "replica", "max_wal_senders": "4",
+                                        "max_replication_slots": "4"}, alias="primary")
+        [(version,)] = primary.sql("SHOW server_version")
+        assert f"{_pins()[major]}.".startswith(f"{version}."), version
+        if majors.parse(major) <= client_major:
+            standby = lab.standby(primary, lab.network(), "s1", {"hot_standby": "on"})  # off by default in 9.6
+            assert standby.sql("SELECT pg_is_in_recovery()") == [(True,)]
+        directory = lab.directory
+    assert not directory.exists()
+
+
+def test_relocatable_binaries_with_older_client_programs_are_one_line_and_leave_nothing(
+        every_major: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """zonky packs no pgbench, psql or pg_basebackup: a lab of its 18 takes this machine's,
+    which must be of 18 or newer; Debian's 15 are not, and the lab says so before it makes
+    anything."""
+    monkeypatch.setenv("PG_BINDIR_18", str(every_major / "18" / "bin"))
+    monkeypatch.setenv("PG_BINDIR", str(debian_binaries()))
+    before = set(Path(tempfile.gettempdir()).glob(f"{local_cleanup.PREFIX}*"))
+    with pytest.raises(ReproError) as caught:
+        LocalLab(18)
+    said = str(caught.value)
+    assert "\n" not in said and "older than the server's PostgreSQL 18" in said and "has none" in said, said
+    assert set(Path(tempfile.gettempdir()).glob(f"{local_cleanup.PREFIX}*")) == before

@@ -157,7 +157,7 @@ def test_a_local_clusters_semaphore_sets_are_its_own_among_this_machines(no_engi
     made = subprocess.run(["ipcmk", "-S", "3", "-p", "0600"], capture_output=True, text=True, check=True)
     other = made.stdout.split()[-1]  # "Semaphore id: 12"
     try:
-        with LocalLab(MAJOR) as lab, LocalLab(9.6, programs=lab.binaries.bindir) as old:
+        with LocalLab(MAJOR) as lab, LocalLab(9.6, client=lab.client) as old:
             with ThreadPoolExecutor(2) as pool:
                 current, reference = pool.map(lambda pair: pair[0].server(pair[1]), [(lab, "15"), (old, "9.6")])
             assert semaphore_sets(current) == {"sets": 0, "semaphores": 0}

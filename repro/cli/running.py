@@ -33,7 +33,7 @@ def add_run(sub: Commands) -> None:
     s.add_argument("--force", action="store_true", help="run even if a fresh result exists")
     s.add_argument("--one-round", action="store_true",
                    help="one round, no more (a chapter's fixed repetitions, such as windows_linux's fsync "
-                        "test, stay), on the chapter's least data where it names one (scales.toml's "
+                        "test, stay), on the chapter's smaller data where it names one (scales.toml's "
                         "[one_round]): a quick check that the chapter runs here, under a key of its own "
                         "(it never answers for, or pools with, the scale's runs)")
     add_scale(s)

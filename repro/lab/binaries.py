@@ -88,8 +88,8 @@ def binaries(major: float) -> Binaries:
                 raise ReproError(f"{variable}={path} holds PostgreSQL {version or 'of no known version'}, "
                                  f"not {name}")
     raise ReproError(f"no PostgreSQL {name} server programs on this machine: install them (Debian: "
-                     f"postgresql-{name}), set {variable} to their directory, or, for a major whose relocatable "
-                     f"binaries images/lib.sh pins, run `make binaries MAJORS={name}`")
+                     f"postgresql-{name}), set {variable} to their directory, or run `make binaries MAJORS={name}` "
+                     f"(zonky's relocatable binaries, fetched by Maven)")
 
 
 def _version(bindir: Path) -> str | None:

@@ -17,7 +17,7 @@ an error or a signal (the Lab's handling). A lab's directory carries a marker fi
 
 Only runs on this target execute this module: containers' keys do not reach it (the runner
 imports it, no experiment does); a local run's key adds it, local_context.py and binaries.py
-whole, with local_tracing.py (fingerprint.LOCAL_LAB).
+whole, with local_tracing.py, local_files.py and local_client.py (fingerprint.LOCAL_LAB).
 """
 from __future__ import annotations
 
@@ -43,6 +43,7 @@ from .harness.containers import DB, USER
 from .harness.waiting import until
 from .binaries import Binaries, as_owner, binaries, interrupted, owner, processes, tree_cpu_seconds, usable_cpus
 from .local_client import LocalClient
+from .local_files import allow_replication, give_to_owner, own_primary_conninfo, write_as_owner
 from .local_cleanup import MARKER, PREFIX, STOP_TIMEOUT_S, stop_clusters
 from .local_tracing import CONTAINER_DATA, LocalTracer
 from .provenance import redacted as password_redacted
@@ -122,13 +123,10 @@ class LocalServer(Server):
         """A file of the cluster's (a standby's recovery.conf) where the path says, written by
         its user (root follows no link of theirs); any other (pgbench's scripts) where the
         client programs read it."""
-        if not Path(path).is_relative_to(self.data):
+        if Path(path).is_relative_to(self.data):
+            write_as_owner(Path(path), text)
+        else:
             super().put_file(path, text)
-            return
-        written = subprocess.run(as_owner(["sh", "-c", 'cat > "$1"', "sh", path]), input=text, text=True,
-                                 capture_output=True)
-        if written.returncode:
-            raise ReproError(f"could not write {path}: {written.stderr.strip()}")
 
     def start(self) -> None:
         """Start the postmaster in a session of its own (a Ctrl-C at the terminal reaches the
@@ -245,12 +243,13 @@ class LocalLab(Lab):
     """A run's clusters, from this machine's binaries of `major`, in a directory of the run's
     own; every postmaster stopped and the directory removed on exit."""
 
-    def __init__(self, major: float = majors.DEFAULT_MAJOR, programs: Path | None = None) -> None:
-        """`programs`: where the client programs come from (a run's own binaries, for a lab
-        of another major beside it whose binaries have none), else these binaries'."""
+    def __init__(self, major: float = majors.DEFAULT_MAJOR, client: LocalClient | None = None) -> None:
+        """`client`: the client programs (a run's own, for a lab of another major beside it),
+        else LocalClient.of_binaries'."""
         super().__init__(major)
         self.binaries = binaries(major)
         self.image = self.binaries.image()
+        programs = (client.bindir, client.versions) if client else LocalClient.of_binaries(self.binaries.bindir, major)
         self.directory = Path(tempfile.mkdtemp(prefix=PREFIX))
         (self.directory / "marker").write_text(f"{os.getpid()}\n")
         (self.directory / "marker").rename(self.directory / MARKER)  # whole, or not there
@@ -261,7 +260,7 @@ class LocalLab(Lab):
             os.chown(self.sockets, *ids)  # does. The run's own files stay the run's: none of the
             os.chown(self.directory, os.getuid(), ids[1])  # clusters' processes may put a link where
         os.chmod(self.directory, 0o710 if ids else 0o700)  # root writes (a log, a trace, the password)
-        self.client = LocalClient(str(programs or self.binaries.bindir), {}, self.directory / "client")
+        self.client = LocalClient(*programs, self.directory / "client")
         self._clusters = 0  # made so far: each its directory and its socket's port
         self._made: list[LocalServer] = []  # every postmaster started, ready or not
         self._closed = False  # set by close: no postmaster starts after it
@@ -298,8 +297,10 @@ class LocalLab(Lab):
         role = Text(f"スタンバイ {name}", f"standby {name}")
         with self._creating():
             data, port = self._cluster(name)
-            self._owned(["pg_basebackup", "-d", f"{primary.conninfo()} application_name={name}",
-                         "-D", str(data), "-R", "-X", "stream", "-c", "fast", "-C", "-S", name])
+            conninfo = f"host={primary.sockets} port={primary.port} user={USER} application_name={name}"
+            self._owned(["pg_basebackup", "-d", conninfo, "-D", str(data), "-R", "-X", "stream", "-c", "fast",
+                         "-C", "-S", name])
+            own_primary_conninfo(data, conninfo)
         standby = self._started(role, settings, name, data, port)
         until(lambda: primary.sql("SELECT state FROM pg_stat_replication WHERE application_name = %s",
                                   (name,)) == [("streaming",)],
@@ -322,26 +323,26 @@ class LocalLab(Lab):
 
     def _initdb(self, data: Path) -> None:
         """initdb with the lab's password for connections over TCP (none listen), trust on
-        the socket, whose directory only the clusters' user enters; UTF-8 as Debian's clusters."""
+        the socket, whose directory only the clusters' user enters, for replication too (as
+        the images allow it); UTF-8 as Debian's clusters."""
         pwfile = self.directory / f"{data.parent.name}.pw"
-        pwfile.write_text(self.password)
-        ids = owner()
-        if ids is not None:
-            os.chown(pwfile, *ids)
-        pwfile.chmod(0o600)
+        give_to_owner(pwfile, self.password)
         try:
             self._owned(["initdb", "-D", str(data), "-U", USER, "--pwfile", str(pwfile), "--auth-local", "trust",
                          "--auth-host", "scram-sha-256" if self.major >= 14 else "md5", "-E", "UTF8",
                          "--locale", "C.UTF-8"])
         finally:
             pwfile.unlink()
+        if self.major < 10:  # 9.6's initdb leaves replication on the socket commented out
+            allow_replication(data)
 
     def _owned(self, cmd: list[str]) -> str:
         """One of the binaries' programs (a client program from the client's directory, where
         relocatable binaries have none), as the clusters' user: its output, or one line why not."""
-        program = shutil.which(cmd[0], path=f"{self.binaries.bindir}{os.pathsep}{self.client.bindir}")
+        clients = self.client.bindir or os.environ.get("PATH", os.defpath)
+        program = shutil.which(cmd[0], path=f"{self.binaries.bindir}{os.pathsep}{clients}")
         if program is None:
-            raise ReproError(f"no {cmd[0]} in {self.binaries.bindir} or {self.client.bindir}")
+            raise ReproError(f"no {cmd[0]} in {self.binaries.bindir} or {self.client.bindir or 'on PATH'}")
         r = subprocess.run(as_owner([program, *cmd[1:]]), capture_output=True, text=True)
         if r.returncode:
             last = (r.stderr or r.stdout).strip().splitlines()[-1:] or [f"exit {r.returncode}"]
@@ -392,6 +393,7 @@ class LocalLab(Lab):
         return password_redacted(value).replace(str(self.sockets), SOCKETS)
 
     def provenance(self) -> dict[str, Any]:
-        """Which binaries the clusters ran, and where they came from."""
+        """Which binaries the clusters ran, where they came from, and the client programs."""
         return {"binaries": {"bindir": str(self.binaries.bindir), "version": self.binaries.version,
-                             "source": self.binaries.source}}
+                             "source": self.binaries.source},
+                "client": self.client.provenance()}

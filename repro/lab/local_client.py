@@ -1,9 +1,10 @@
 """This machine's pgbench and psql (LocalClient), for a run against an existing server with
-no Docker engine: the client side of a DBA's own box. Like lab/existing.py, whose lab uses
-it, it runs only against an existing server and stays out of the keys of runs on containers
-(repro/reach.py: EXISTING_MODULES)."""
+no Docker engine, the client side of a DBA's own box, and for local clusters whose binaries
+carry none. Like lab/existing.py and lab/local.py, whose labs use it, it stays out of the
+keys of runs on containers (repro/reach.py: EXISTING_MODULES, fingerprint.LOCAL_LAB)."""
 from __future__ import annotations
 
+import glob
 import hashlib
 import io
 import os
@@ -49,23 +50,44 @@ class LocalClient:
     def find(server_major: float) -> LocalClient:
         """This machine's programs, refused with one line when one is missing or older than
         the server (an older pgbench may not know the server's catalogs or protocol)."""
-        bindir = os.environ.get("PG_BINDIR") or None
+        return LocalClient(*LocalClient.programs(server_major, os.environ.get("PG_BINDIR") or None,
+                                                 "or use --client docker"))
+
+    @staticmethod
+    def of_binaries(bindir: Path, server_major: float) -> tuple[str | None, dict[str, str]]:
+        """The client programs of a local lab of the server binaries in `bindir`: theirs where
+        they carry them (a package's), else this machine's of the server's major or newer:
+        PG_BINDIR, else the newest package's directory (Debian's or PGDG's, where the server's
+        package adds pg_test_fsync and pg_test_timing), else PATH. Relocatable binaries carry
+        none."""
+        if os.access(bindir / "pgbench", os.X_OK):
+            return str(bindir), {}
+        packaged = sorted(glob.glob("/usr/lib/postgresql/*/bin/pgbench") + glob.glob("/usr/pgsql-*/bin/pgbench"),
+                          key=lambda p: float(re.findall(r"\d+(?:\.\d+)?", p)[0]))
+        chosen = os.environ.get("PG_BINDIR") or (os.path.dirname(packaged[-1]) if packaged else None)
+        return LocalClient.programs(server_major, chosen, f"or run binaries that carry them ({bindir} has none)")
+
+    @staticmethod
+    def programs(server_major: float, bindir: str | None, otherwise: str) -> tuple[str | None, dict[str, str]]:
+        """`bindir` (None: PATH) and the --version lines of its programs, refused with one line
+        when one is missing or older than the server; `otherwise` ends that line with what
+        else the user may do."""
         versions = {}
         for program in CLIENT_PROGRAMS:
             path = shutil.which(program, path=bindir)
-            where = f"in PG_BINDIR ({bindir})" if bindir else "on PATH"
+            where = f"in {bindir}" if bindir else "on PATH"
             if path is None:
                 raise ReproError(f"no {program} {where}: install PostgreSQL's client programs "
-                                 f"{majors.name(server_major)} or newer, or use --client docker")
+                                 f"{majors.name(server_major)} or newer, {otherwise}")
             line = subprocess.run([path, "--version"], capture_output=True, text=True).stdout.strip()
             found = re.search(r"(\d+)(?:\.(\d+))?", line)
             major = 9.6 if found and found[0].startswith("9.6") else float(found[1]) if found else 0
             if major < server_major:
                 raise ReproError(f"the {program} {where} is {line or 'of no known version'}, older than the "
                                  f"server's PostgreSQL {majors.name(server_major)}: set PG_BINDIR to the "
-                                 f"programs of {majors.name(server_major)} or newer, or use --client docker")
+                                 f"programs of {majors.name(server_major)} or newer, {otherwise}")
             versions[program] = line
-        return LocalClient(bindir, versions)
+        return bindir, versions
 
     @property
     def image(self) -> images.Image:

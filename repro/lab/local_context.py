@@ -33,4 +33,4 @@ class LocalRunContext(RunContext):
         """Clusters of `major`'s binaries on this machine (PG_BINDIR_<major>, a package's, or
         `make binaries`), driven by the run's own client programs (relocatable binaries
         carry none), closed with `stack`."""
-        return stack.enter_context(LocalLab(major, programs=self.lab.binaries.bindir))
+        return stack.enter_context(LocalLab(major, client=self.lab.client))
