@@ -44,9 +44,7 @@ PINS = """. "$0/images/lib.sh"; v=$(zonky_version "$1") && echo "$v $(zonky_sha2
 def pinned(major: str) -> tuple[str, str, Path]:
     """The major's pinned zonky version, its jar's sha256 (images/lib.sh's, else LOCAL_ONLY's)
     and the images' cache, where the jar goes."""
-    out = subprocess.run(["bash", "-c", PINS, str(ROOT), major], capture_output=True, text=True)
-    if out.returncode:
-        raise ReproError(f"images/lib.sh: {(out.stderr.strip().splitlines() or ['failed'])[-1]}")
+    out = subprocess.run(["bash", "-c", PINS, str(ROOT), major], capture_output=True, text=True, check=True)
     version, digest, cache = out.stdout.split()
     if version == "-":
         version, digest = LOCAL_ONLY[major]
@@ -66,7 +64,7 @@ def jar(version: str, digest: str, cache: Path) -> Path:
             raise ReproError(f"Maven could not fetch {ARTIFACT}:{version}: {said[-1]}")
     if sha256(path.read_bytes()).hexdigest() != digest:
         path.unlink()
-        raise ReproError(f"{path.name} is not the pinned jar (its sha256 differs from images/lib.sh); removed it")
+        raise ReproError(f"{path.name} is not the pinned jar (its sha256 differs from its pin, images/lib.sh's or LOCAL_ONLY's); removed it")
     return path
 
 

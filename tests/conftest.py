@@ -4,7 +4,9 @@ Tests that measure (they start servers or containers, or run a chapter when no f
 is there) are marked `measures`: `make test` runs them one at a time, alone on the machine but
 for the block of runs whose numbers nobody judges (tests/unjudged.py), which goes on beside
 those that judge nothing they measure; then the rest on every core (pytest-xdist), aside of
-any measuring run.
+any measuring run. Tests that start servers only to see them start, and time nothing, run
+there too: the images' own (tests/test_images.py) and every major's relocatable binaries
+(tests/test_binaries.py).
 
 Chapter results: a test reuses a fresh stored result of the chapter on the default major
 (tiny scale or larger: `make html` made the default one in CI) and otherwise runs the

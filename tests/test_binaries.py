@@ -33,7 +33,7 @@ def test_debians_binaries_are_found_with_their_version_and_features(monkeypatch:
     found = binaries(major)
     assert found.bindir == debian_binaries() and found.source == "Debian's postgresql package"
     assert found.version.startswith(f"{major:g}.")
-    image = found.image()
+    image = found.image({})
     assert image.origin == "local" and image.version == found.version and "pg_walinspect" in image.features
 
 
@@ -148,7 +148,7 @@ def test_every_major_starts_from_its_relocatable_binaries(major: str, every_majo
     leaves out."""
     monkeypatch.setenv(f"PG_BINDIR_{major.replace('.', '_')}", str(every_major / major / "bin"))
     client_major = float(debian_binaries().parent.name)  # type: ignore[union-attr]
-    client = LocalClient(str(debian_binaries()), {})
+    client = LocalClient(str(debian_binaries()), {}, every_major / f"client-{major}")
     with LocalLab(majors.parse(major), client=client) as lab:
         primary = lab.server("primary", {"wal_level": "replica", "max_wal_senders": "4",
                                         "max_replication_slots": "4"}, alias="primary")
@@ -161,16 +161,35 @@ def test_every_major_starts_from_its_relocatable_binaries(major: str, every_majo
     assert not directory.exists()
 
 
+def test_relocatable_binaries_take_the_newest_packages_client_programs(every_major: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """zonky packs no client programs: a lab of its 11 takes those of the newest package's
+    directory (Debian's here), with their versions, also when PG_BINDIR names the server's
+    own directory (binaries() reads it as one); the run's key then names those versions."""
+    monkeypatch.setenv("PG_BINDIR", str(every_major / "11" / "bin"))
+    monkeypatch.delenv("PG_BINDIR_11", raising=False)
+    bindir, versions = LocalClient.of_binaries(every_major / "11" / "bin", 11)
+    assert bindir == str(debian_binaries()) and sorted(versions) == ["pg_basebackup", "pgbench", "psql"]
+    assert all(f"(PostgreSQL) {debian_binaries().parent.name}." in line  # type: ignore[union-attr]
+               for line in versions.values()), versions
+    found = binaries(11)
+    assert found.bindir == every_major / "11" / "bin" and found.image(versions).key != found.image({}).key
+
+
 def test_relocatable_binaries_with_older_client_programs_are_one_line_and_leave_nothing(
         every_major: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """zonky packs no pgbench, psql or pg_basebackup: a lab of its 18 takes this machine's,
-    which must be of 18 or newer; Debian's 15 are not, and the lab says so before it makes
-    anything."""
-    monkeypatch.setenv("PG_BINDIR_18", str(every_major / "18" / "bin"))
+    """A lab of a zonky major newer than this machine's client programs (Debian's) says so in
+    one line before it makes anything: the programs must be of the server's major or newer."""
+    client_major = float(debian_binaries().parent.name)  # type: ignore[union-attr]
+    newer = [m for m in majors.MAJORS if m > client_major]
+    if not newer:
+        pytest.skip("this machine's client programs are of the newest major")
+    name = majors.name(newer[-1])
+    monkeypatch.setenv(f"PG_BINDIR_{name}", str(every_major / name / "bin"))
     monkeypatch.setenv("PG_BINDIR", str(debian_binaries()))
     before = set(Path(tempfile.gettempdir()).glob(f"{local_cleanup.PREFIX}*"))
     with pytest.raises(ReproError) as caught:
-        LocalLab(18)
+        LocalLab(newer[-1])
     said = str(caught.value)
-    assert "\n" not in said and "older than the server's PostgreSQL 18" in said and "has none" in said, said
+    assert "\n" not in said and f"older than the server's PostgreSQL {name}" in said and "has none" in said, said
     assert set(Path(tempfile.gettempdir()).glob(f"{local_cleanup.PREFIX}*")) == before

@@ -60,11 +60,13 @@ class Binaries:
             found.add("procps")
         return frozenset(found)
 
-    def image(self) -> images.Image:
+    def image(self, client: dict[str, str]) -> images.Image:
         """What keys a run's cache in an image's place: the binaries, their version and
-        features (an extension installed since makes a cached result stale)."""
+        features (an extension installed since makes a cached result stale), and the
+        versions of the client programs that run beside them where they carry none."""
         features = self.features()
-        digest = hashlib.sha256(f"{self.bindir}\0{self.version}\0{','.join(sorted(features))}".encode()).hexdigest()
+        described = [str(self.bindir), self.version, ",".join(sorted(features)), *sorted(client.values())]
+        digest = hashlib.sha256("\0".join(described).encode()).hexdigest()
         return images.Image(f"local binaries {self.bindir}", f"sha256:{digest}", "local",
                             digest[:16], self.version, features)
 

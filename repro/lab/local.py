@@ -248,8 +248,8 @@ class LocalLab(Lab):
         else LocalClient.of_binaries'."""
         super().__init__(major)
         self.binaries = binaries(major)
-        self.image = self.binaries.image()
         programs = (client.bindir, client.versions) if client else LocalClient.of_binaries(self.binaries.bindir, major)
+        self.image = self.binaries.image(programs[1])
         self.directory = Path(tempfile.mkdtemp(prefix=PREFIX))
         (self.directory / "marker").write_text(f"{os.getpid()}\n")
         (self.directory / "marker").rename(self.directory / MARKER)  # whole, or not there

@@ -51,7 +51,7 @@ class LocalClient:
         """This machine's programs, refused with one line when one is missing or older than
         the server (an older pgbench may not know the server's catalogs or protocol)."""
         return LocalClient(*LocalClient.programs(server_major, os.environ.get("PG_BINDIR") or None,
-                                                 "or use --client docker"))
+                                                 "or use --client docker", CLIENT_PROGRAMS))
 
     @staticmethod
     def of_binaries(bindir: Path, server_major: float) -> tuple[str | None, dict[str, str]]:
@@ -64,16 +64,19 @@ class LocalClient:
             return str(bindir), {}
         packaged = sorted(glob.glob("/usr/lib/postgresql/*/bin/pgbench") + glob.glob("/usr/pgsql-*/bin/pgbench"),
                           key=lambda p: float(re.findall(r"\d+(?:\.\d+)?", p)[0]))
-        chosen = os.environ.get("PG_BINDIR") or (os.path.dirname(packaged[-1]) if packaged else None)
-        return LocalClient.programs(server_major, chosen, f"or run binaries that carry them ({bindir} has none)")
+        chosen = next((d for d in [os.environ.get("PG_BINDIR"), *map(os.path.dirname, packaged[::-1])]
+                       if d and os.access(os.path.join(d, "pgbench"), os.X_OK)), None)  # PG_BINDIR may be the server's
+        return LocalClient.programs(server_major, chosen, f"or run binaries that carry them ({bindir} has none)",
+                                    (*CLIENT_PROGRAMS, "pg_basebackup"))
 
     @staticmethod
-    def programs(server_major: float, bindir: str | None, otherwise: str) -> tuple[str | None, dict[str, str]]:
-        """`bindir` (None: PATH) and the --version lines of its programs, refused with one line
-        when one is missing or older than the server; `otherwise` ends that line with what
-        else the user may do."""
+    def programs(server_major: float, bindir: str | None, otherwise: str,
+                 names: tuple[str, ...]) -> tuple[str | None, dict[str, str]]:
+        """`bindir` (None: PATH) and the --version lines of its programs `names`, refused with
+        one line when one is missing or older than the server; `otherwise` ends that line
+        with what else the user may do."""
         versions = {}
-        for program in CLIENT_PROGRAMS:
+        for program in names:
             path = shutil.which(program, path=bindir)
             where = f"in {bindir}" if bindir else "on PATH"
             if path is None:

@@ -30,8 +30,12 @@ def write_as_owner(path: Path, text: str) -> None:
 
 def read_as_owner(path: Path) -> str | None:
     """A file of a cluster's, read by its user; None if there is none."""
+    if not path.exists():
+        return None
     read = subprocess.run(as_owner(["cat", str(path)]), capture_output=True, text=True)
-    return read.stdout if read.returncode == 0 else None
+    if read.returncode:
+        raise ReproError(f"could not read {path}: {read.stderr.strip()}")
+    return read.stdout
 
 
 def own_primary_conninfo(data: Path, conninfo: str) -> None:
@@ -40,14 +44,20 @@ def own_primary_conninfo(data: Path, conninfo: str) -> None:
     none, and their server loads the libpq of its own major) names some, such as sslsni
     before 14, that the server's libpq refuses, and the standby would never connect. (The
     images' entrypoint drops those options instead: fit_primary_conninfo.)"""
+    quoted = conninfo.replace("'", "''")
     for name in ("postgresql.auto.conf", "recovery.conf"):  # where -R writes it: from 12 on, before 12
         text = read_as_owner(data / name)
         if text is not None and re.search(r"(?m)^primary_conninfo = ", text):
             write_as_owner(data / name, re.sub(r"(?m)^primary_conninfo = .*$",
-                                               lambda _: f"primary_conninfo = '{conninfo}'", text))
+                                               lambda _: f"primary_conninfo = '{quoted}'", text))
+            return
+    raise ReproError(f"pg_basebackup -R wrote no primary_conninfo in {data}")
 
 
 def allow_replication(data: Path) -> None:
     """Replication connections on the cluster's socket, trusted as its other connections."""
     hba = data / "pg_hba.conf"
-    write_as_owner(hba, f"{read_as_owner(hba)}local replication all trust\n")
+    entries = read_as_owner(hba)
+    if entries is None:
+        raise ReproError(f"initdb made no {hba}")
+    write_as_owner(hba, f"{entries}local replication all trust\n")

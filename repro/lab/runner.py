@@ -85,7 +85,8 @@ def _keyed(chapter: Chapter, scale: str, major: float, lab_major: float, dsn: st
     the key of its result (`params` other than the scale's are another experiment), and
     where the result goes."""
     if server == "local":
-        image = binaries(major).image()
+        found = binaries(major)
+        image = found.image(LocalClient.of_binaries(found.bindir, major)[1])
     else:
         image = client.image if client else images.resolve_image(lab_major)
     target = target_of(dsn, server)
