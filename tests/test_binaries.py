@@ -22,7 +22,7 @@ from repro.lab import binaries as module
 from repro.lab import local_cleanup
 from repro.lab.binaries import as_owner, binaries
 from repro.lab.local import LocalLab
-from repro.lab.local_client import LocalClient
+from repro.lab.local_client import LOCAL_PROGRAMS, LocalClient
 from repro.results import ROOT
 
 pytestmark = pytest.mark.skipif(debian_binaries() is None, reason="Debian's PostgreSQL is not installed here")
@@ -141,12 +141,19 @@ def every_major() -> Iterator[Path]:
         shutil.rmtree(cache)
 
 
+NEWEST = majors.name(majors.MAJORS[-1])
+NEWEST_INSTALLED = pytest.mark.skipif(any(Path(d).exists() for d in (f"/usr/lib/postgresql/{NEWEST}",
+                                                                     f"/usr/pgsql-{NEWEST}")),
+                                      reason="a package of the newest major is installed: nothing is compiled")
+
+
+@NEWEST_INSTALLED
 def test_make_binaries_compiles_the_newest_majors_client_programs_once(every_major: Path) -> None:
     """The client programs zonky does not pack, of the newest major, from Debian's source
     package: runnable by the clusters' user, their source named, not compiled again."""
-    newest = majors.name(majors.MAJORS[-1])
+    newest = NEWEST
     bindir = every_major / "client" / "bin"
-    for program in ("pgbench", "psql", "pg_basebackup", "pg_test_fsync", "pg_test_timing"):
+    for program in LOCAL_PROGRAMS:
         said = subprocess.run(as_owner([str(bindir / program), "--version"]), capture_output=True, text=True)
         assert said.stdout.startswith(f"{program} (PostgreSQL) {newest}."), said
     assert (every_major / "client" / ".source").read_text().startswith(f"postgresql-{newest} ")
@@ -189,12 +196,14 @@ def test_relocatable_binaries_take_the_newest_adequate_client_programs(every_maj
     monkeypatch.delenv("PG_BINDIR_11", raising=False)
     monkeypatch.setattr(module, "CLIENT", every_major / "client")
     bindir, versions = LocalClient.of_binaries(every_major / "11" / "bin", 11, every_major / "client")
-    assert bindir == str(debian_binaries()) and sorted(versions) == ["pg_basebackup", "pgbench", "psql"]
+    assert bindir == str(debian_binaries()) and sorted(versions) == sorted(LOCAL_PROGRAMS)
     assert all(f"(PostgreSQL) {debian_binaries().parent.name}." in line  # type: ignore[union-attr]
                for line in versions.values()), versions
     found = binaries(11)
     assert found.bindir == every_major / "11" / "bin" and found.image(versions).key != found.image({}).key
     newest = majors.MAJORS[-1]
+    if Path(f"/usr/lib/postgresql/{NEWEST}").exists() or Path(f"/usr/pgsql-{NEWEST}").exists():
+        return  # a package of the newest major is installed, and taken first
     bindir, versions = LocalClient.of_binaries(every_major / majors.name(newest) / "bin", newest, every_major / "client")
     assert bindir == str(every_major / "client" / "bin"), bindir
     assert versions["pgbench"].startswith(f"pgbench (PostgreSQL) {majors.name(newest)}.")
@@ -219,3 +228,17 @@ def test_relocatable_binaries_with_older_client_programs_are_one_line_and_leave_
     said = str(caught.value)
     assert "\n" not in said and f"older than the server's PostgreSQL {name}" in said and "make binaries" in said, said
     assert set(Path(tempfile.gettempdir()).glob(f"{local_cleanup.PREFIX}*")) == before
+
+
+@pytest.mark.parametrize("args, code, words", [(["14", "TARGET"], 2, "no Debian suite here serves postgresql-14"),
+                                               (["18"], 1, "usage: client-programs.sh MAJOR TARGET")])
+def test_client_programs_it_cannot_compile_are_one_line_and_leave_nothing(tmp_path: Path, args: list[str],
+                                                                           code: int, words: str) -> None:
+    """A major no Debian suite here serves (14's images are zonky's), or no target: one line,
+    and neither the target nor a scratch directory is left."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    made = subprocess.run(["scripts/client-programs.sh", *[str(tmp_path / a) if a == "TARGET" else a for a in args]],
+                          cwd=ROOT, capture_output=True, text=True, env={**os.environ, "TMPDIR": str(scratch)})
+    assert made.returncode == code and words in made.stderr and len(made.stderr.splitlines()) == 1, made.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tmp"] and not any(scratch.iterdir())

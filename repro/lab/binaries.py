@@ -65,7 +65,8 @@ class Binaries:
 
     def client_programs(self) -> tuple[str | None, dict[str, str]]:
         """The directory and versions of the client programs a lab of these binaries runs:
-        theirs, else this machine's, else those `make binaries` compiled (CLIENT)."""
+        theirs where they carry them, else the first new enough of PG_BINDIR's, the packages',
+        those `make binaries` compiled (CLIENT) and PATH's (LocalClient.of_binaries)."""
         return LocalClient.of_binaries(self.bindir, _major_of(self.version), CLIENT)
 
     def image(self, client: dict[str, str]) -> images.Image:

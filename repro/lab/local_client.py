@@ -22,6 +22,9 @@ from ..errors import ReproError
 from .harness import images
 
 CLIENT_PROGRAMS = ("pgbench", "psql")  # what runs beside an existing server
+# what runs beside a local cluster: standbys are made by pg_basebackup; auto_explain,
+# wait_events and windows_linux run pg_test_fsync or pg_test_timing
+LOCAL_PROGRAMS = (*CLIENT_PROGRAMS, "pg_basebackup", "pg_test_fsync", "pg_test_timing")
 
 
 @dataclass
@@ -77,7 +80,7 @@ class LocalClient:
         refused = []
         for directory in candidates:
             try:
-                return LocalClient.programs(server_major, directory, otherwise, (*CLIENT_PROGRAMS, "pg_basebackup"))
+                return LocalClient.programs(server_major, directory, otherwise, LOCAL_PROGRAMS)
             except ReproError as exc:
                 refused.append(exc)
         raise refused[0]
