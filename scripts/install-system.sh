@@ -10,6 +10,8 @@
 #   mmdebstrap   offline PostgreSQL images (images/build.sh)
 #   maven unzip xz-utils  the same, for zonky's server binaries (a .txz in a jar that
 #                Maven's own client fetches by its coordinates)
+#   gcc make libc6-dev bison flex dpkg-dev  the client programs that zonky does not pack,
+#                compiled from Debian's source package (make binaries, scripts/client-programs.sh)
 #   gettext      msgfmt, to check the English catalogue
 #   plantuml graphviz  diagrams on the pages (sphinxcontrib-plantuml; without Graphviz,
 #                PlantUML draws its error message instead of a deployment diagram)
@@ -26,7 +28,7 @@
 set -euo pipefail
 engine=(docker.io)
 command -v dockerd > /dev/null && ! dpkg-query -W docker.io > /dev/null 2>&1 && engine=()
-run=("${engine[@]}" mmdebstrap maven unzip xz-utils mecab-ipadic)
+run=("${engine[@]}" mmdebstrap maven unzip xz-utils mecab-ipadic gcc make libc6-dev bison flex dpkg-dev)
 pages=(gettext plantuml graphviz fonts-noto-cjk)
 pdf=(texlive-lang-japanese texlive-latex-recommended texlive-latex-extra texlive-plain-generic
      texlive-fonts-recommended tex-gyre latexmk poppler-utils)

@@ -1,6 +1,7 @@
 """Which of this machine's PostgreSQL binaries a local run (--server local) takes, the one
 line it gives when there are none of the major asked for, and `make binaries`, which unpacks
-zonky's relocatable ones (scripts/binaries.py)."""
+zonky's relocatable ones and compiles the client programs they lack (scripts/binaries.py,
+scripts/client-programs.sh)."""
 from __future__ import annotations
 
 import functools
@@ -19,9 +20,9 @@ from repro import majors
 from repro.errors import ReproError
 from repro.lab import binaries as module
 from repro.lab import local_cleanup
-from repro.lab.binaries import binaries
+from repro.lab.binaries import as_owner, binaries
 from repro.lab.local import LocalLab
-from repro.lab.local_client import LocalClient
+from repro.lab.local_client import LOCAL_PROGRAMS, LocalClient
 from repro.results import ROOT
 
 pytestmark = pytest.mark.skipif(debian_binaries() is None, reason="Debian's PostgreSQL is not installed here")
@@ -126,8 +127,10 @@ def test_every_major_has_one_pinned_jar_the_images_or_the_local_ones() -> None:
 
 @pytest.fixture(scope="module")
 def every_major() -> Iterator[Path]:
-    """The ten majors' relocatable binaries, unpacked once into a cache of the tests' own,
-    which the clusters' user may enter (pytest's temporary directories are root's alone)."""
+    """`make binaries` of the ten majors into a cache of the tests' own, which the clusters'
+    user may enter (pytest's temporary directories are root's alone): their relocatable
+    servers, and the client programs of the newest major, which it compiles here since
+    Debian's of this machine are older."""
     cache = Path(tempfile.mkdtemp(prefix="repro-test-binaries-"))
     try:
         cache.chmod(0o755)
@@ -138,58 +141,104 @@ def every_major() -> Iterator[Path]:
         shutil.rmtree(cache)
 
 
+NEWEST = majors.name(majors.MAJORS[-1])
+NEWEST_INSTALLED = pytest.mark.skipif(any(Path(d).exists() for d in (f"/usr/lib/postgresql/{NEWEST}",
+                                                                     f"/usr/pgsql-{NEWEST}")),
+                                      reason="a package of the newest major is installed: nothing is compiled")
+
+
+@NEWEST_INSTALLED
+def test_make_binaries_compiles_the_newest_majors_client_programs_once(every_major: Path) -> None:
+    """The client programs zonky does not pack, of the newest major, from Debian's source
+    package: runnable by the clusters' user, their source named, not compiled again."""
+    newest = NEWEST
+    bindir = every_major / "client" / "bin"
+    for program in LOCAL_PROGRAMS:
+        said = subprocess.run(as_owner([str(bindir / program), "--version"]), capture_output=True, text=True)
+        assert said.stdout.startswith(f"{program} (PostgreSQL) {newest}."), said
+    assert (every_major / "client" / ".source").read_text().startswith(f"postgresql-{newest} ")
+    made_at = (bindir / "psql").stat().st_ino
+    again = _make_binaries(every_major, newest)
+    assert again.returncode == 0 and "client programs" not in again.stdout, again.stdout
+    assert (bindir / "psql").stat().st_ino == made_at
+    assert sorted(p.name for p in every_major.iterdir()) == sorted(["client", *map(majors.name, majors.MAJORS)])
+
+
 @pytest.mark.parametrize("major", [majors.name(m) for m in majors.MAJORS])
 def test_every_major_starts_from_its_relocatable_binaries(major: str, every_major: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    """With Maven alone a machine gets servers of all ten majors: each starts from its pinned
-    jar, of the pinned version. Where the machine's client programs (Debian's) are of the
-    major or newer, as a lab asks for them, a standby streams from it: pg_basebackup -R of
-    a newer client writes options the server's own older libpq refuses, which the lab
-    leaves out."""
+    """With `make binaries` alone a machine gets all ten majors: each server starts from its
+    pinned jar, of the pinned version, and a standby streams from it, made by the client
+    programs the lab takes (this machine's package's where they are of the major or newer,
+    else those compiled). pg_basebackup -R of a newer client writes options the server's
+    own older libpq refuses, which the lab leaves out."""
     monkeypatch.setenv(f"PG_BINDIR_{major.replace('.', '_')}", str(every_major / major / "bin"))
-    client_major = float(debian_binaries().parent.name)  # type: ignore[union-attr]
-    client = LocalClient(str(debian_binaries()), {}, every_major / f"client-{major}")
-    with LocalLab(majors.parse(major), client=client) as lab:
+    monkeypatch.delenv("PG_BINDIR", raising=False)
+    monkeypatch.setattr(module, "CLIENT", every_major / "client")
+    with LocalLab(majors.parse(major)) as lab:
         primary = lab.server("primary", {"wal_level": "replica", "max_wal_senders": "4",
                                         "max_replication_slots": "4"}, alias="primary")
         [(version,)] = primary.sql("SHOW server_version")
         assert f"{_pins()[major]}.".startswith(f"{version}."), version
-        if majors.parse(major) <= client_major:
-            standby = lab.standby(primary, lab.network(), "s1", {"hot_standby": "on"})  # off by default in 9.6
-            assert standby.sql("SELECT pg_is_in_recovery()") == [(True,)]
+        standby = lab.standby(primary, lab.network(), "s1", {"hot_standby": "on"})  # off by default in 9.6
+        assert standby.sql("SELECT pg_is_in_recovery()") == [(True,)]
         directory = lab.directory
     assert not directory.exists()
 
 
-def test_relocatable_binaries_take_the_newest_packages_client_programs(every_major: Path,
+def test_relocatable_binaries_take_the_newest_adequate_client_programs(every_major: Path,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """zonky packs no client programs: a lab of its 11 takes those of the newest package's
     directory (Debian's here), with their versions, also when PG_BINDIR names the server's
-    own directory (binaries() reads it as one); the run's key then names those versions."""
+    own directory (binaries() reads it as one); the run's key then names those versions. A
+    major newer than the package's takes those `make binaries` compiled."""
     monkeypatch.setenv("PG_BINDIR", str(every_major / "11" / "bin"))
     monkeypatch.delenv("PG_BINDIR_11", raising=False)
-    bindir, versions = LocalClient.of_binaries(every_major / "11" / "bin", 11)
-    assert bindir == str(debian_binaries()) and sorted(versions) == ["pg_basebackup", "pgbench", "psql"]
+    monkeypatch.setattr(module, "CLIENT", every_major / "client")
+    bindir, versions = LocalClient.of_binaries(every_major / "11" / "bin", 11, every_major / "client")
+    assert bindir == str(debian_binaries()) and sorted(versions) == sorted(LOCAL_PROGRAMS)
     assert all(f"(PostgreSQL) {debian_binaries().parent.name}." in line  # type: ignore[union-attr]
                for line in versions.values()), versions
     found = binaries(11)
     assert found.bindir == every_major / "11" / "bin" and found.image(versions).key != found.image({}).key
+    newest = majors.MAJORS[-1]
+    if Path(f"/usr/lib/postgresql/{NEWEST}").exists() or Path(f"/usr/pgsql-{NEWEST}").exists():
+        return  # a package of the newest major is installed, and taken first
+    bindir, versions = LocalClient.of_binaries(every_major / majors.name(newest) / "bin", newest, every_major / "client")
+    assert bindir == str(every_major / "client" / "bin"), bindir
+    assert versions["pgbench"].startswith(f"pgbench (PostgreSQL) {majors.name(newest)}.")
 
 
 def test_relocatable_binaries_with_older_client_programs_are_one_line_and_leave_nothing(
         every_major: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A lab of a zonky major newer than this machine's client programs (Debian's) says so in
-    one line before it makes anything: the programs must be of the server's major or newer."""
+    """A lab of a zonky major newer than this machine's client programs (Debian's, none
+    compiled) says so in one line before it makes anything: the programs must be of the
+    server's major or newer, and `make binaries` compiles them."""
     client_major = float(debian_binaries().parent.name)  # type: ignore[union-attr]
     newer = [m for m in majors.MAJORS if m > client_major]
     if not newer:
         pytest.skip("this machine's client programs are of the newest major")
     name = majors.name(newer[-1])
     monkeypatch.setenv(f"PG_BINDIR_{name}", str(every_major / name / "bin"))
-    monkeypatch.setenv("PG_BINDIR", str(debian_binaries()))
+    monkeypatch.delenv("PG_BINDIR", raising=False)
+    monkeypatch.setattr(module, "CLIENT", every_major / "none")
     before = set(Path(tempfile.gettempdir()).glob(f"{local_cleanup.PREFIX}*"))
     with pytest.raises(ReproError) as caught:
         LocalLab(newer[-1])
     said = str(caught.value)
-    assert "\n" not in said and f"older than the server's PostgreSQL {name}" in said and "has none" in said, said
+    assert "\n" not in said and f"older than the server's PostgreSQL {name}" in said and "make binaries" in said, said
     assert set(Path(tempfile.gettempdir()).glob(f"{local_cleanup.PREFIX}*")) == before
+
+
+@pytest.mark.parametrize("args, code, words", [(["14", "TARGET"], 2, "no Debian suite here serves postgresql-14"),
+                                               (["18"], 1, "usage: client-programs.sh MAJOR TARGET")])
+def test_client_programs_it_cannot_compile_are_one_line_and_leave_nothing(tmp_path: Path, args: list[str],
+                                                                           code: int, words: str) -> None:
+    """A major no Debian suite here serves (14's images are zonky's), or no target: one line,
+    and neither the target nor a scratch directory is left."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    made = subprocess.run(["scripts/client-programs.sh", *[str(tmp_path / a) if a == "TARGET" else a for a in args]],
+                          cwd=ROOT, capture_output=True, text=True, env={**os.environ, "TMPDIR": str(scratch)})
+    assert made.returncode == code and words in made.stderr and len(made.stderr.splitlines()) == 1, made.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tmp"] and not any(scratch.iterdir())

@@ -29,7 +29,8 @@ def add_run(sub: Commands) -> None:
                         "(PG_BINDIR or PATH; the default when no Docker engine answers)")
     s.add_argument("--server", choices=("container", "local"), default="container",
                    help="where the run's servers run: containers of the Docker engine, or clusters "
-                        "of this machine's PostgreSQL binaries (PG_BINDIR_<major>, PG_BINDIR, Debian's)")
+                        "of this machine's PostgreSQL binaries (PG_BINDIR_<major>, PG_BINDIR, Debian's, "
+                        "make binaries')")
     s.add_argument("--force", action="store_true", help="run even if a fresh result exists")
     s.add_argument("--one-round", action="store_true",
                    help="one round, no more (a chapter's fixed repetitions, such as windows_linux's fsync "

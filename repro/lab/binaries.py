@@ -21,11 +21,14 @@ from .. import majors
 from ..errors import ReproError
 from .existing import this_machine
 from .harness import images
+from .local_client import LocalClient
 
 # where `make binaries` unpacks relocatable server binaries, one directory per major
 # (scripts/binaries.py); as root, where the clusters' user may run them
 CACHE = Path(os.environ.get("REPRO_BINARIES") or ("/var/cache/repro-binaries" if os.geteuid() == 0 else
                                                     Path.home() / ".cache" / "repro-binaries"))
+# where it compiles the client programs that relocatable binaries lack (scripts/client-programs.sh)
+CLIENT = CACHE / "client"
 # extensions a chapter may need, found in the binaries' own directories
 EXTENSIONS = ("pg_wait_sampling", "pg_bigm", "pgroonga", "pg_walinspect")
 
@@ -59,6 +62,12 @@ class Binaries:
         if shutil.which("ps"):
             found.add("procps")
         return frozenset(found)
+
+    def client_programs(self) -> tuple[str | None, dict[str, str]]:
+        """The directory and versions of the client programs a lab of these binaries runs:
+        theirs where they carry them, else the first new enough of PG_BINDIR's, the packages',
+        those `make binaries` compiled (CLIENT) and PATH's (LocalClient.of_binaries)."""
+        return LocalClient.of_binaries(self.bindir, _major_of(self.version), CLIENT)
 
     def image(self, client: dict[str, str]) -> images.Image:
         """What keys a run's cache in an image's place: the binaries, their version and

@@ -245,10 +245,10 @@ class LocalLab(Lab):
 
     def __init__(self, major: float = majors.DEFAULT_MAJOR, client: LocalClient | None = None) -> None:
         """`client`: the client programs (a run's own, for a lab of another major beside it),
-        else LocalClient.of_binaries'."""
+        else those its binaries take (Binaries.client_programs)."""
         super().__init__(major)
         self.binaries = binaries(major)
-        programs = (client.bindir, client.versions) if client else LocalClient.of_binaries(self.binaries.bindir, major)
+        programs = (client.bindir, client.versions) if client else self.binaries.client_programs()
         self.image = self.binaries.image(programs[1])
         self.directory = Path(tempfile.mkdtemp(prefix=PREFIX))
         (self.directory / "marker").write_text(f"{os.getpid()}\n")

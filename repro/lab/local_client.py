@@ -22,6 +22,9 @@ from ..errors import ReproError
 from .harness import images
 
 CLIENT_PROGRAMS = ("pgbench", "psql")  # what runs beside an existing server
+# what runs beside a local cluster: standbys are made by pg_basebackup; auto_explain,
+# wait_events and windows_linux run pg_test_fsync or pg_test_timing
+LOCAL_PROGRAMS = (*CLIENT_PROGRAMS, "pg_basebackup", "pg_test_fsync", "pg_test_timing")
 
 
 @dataclass
@@ -54,20 +57,33 @@ class LocalClient:
                                                  "or use --client docker", CLIENT_PROGRAMS))
 
     @staticmethod
-    def of_binaries(bindir: Path, server_major: float) -> tuple[str | None, dict[str, str]]:
+    def of_binaries(bindir: Path, server_major: float, compiled: Path) -> tuple[str | None, dict[str, str]]:
         """The client programs of a local lab of the server binaries in `bindir`: theirs where
-        they carry them (a package's), else this machine's of the server's major or newer:
-        PG_BINDIR, else the newest package's directory (Debian's or PGDG's, where the server's
-        package adds pg_test_fsync and pg_test_timing), else PATH. Relocatable binaries carry
-        none."""
+        they carry them (a package's), else PG_BINDIR's where it has them, else the first of
+        the server's major or newer among the packages' directories, newest first (Debian's
+        or PGDG's, where the server's package adds pg_test_fsync and pg_test_timing), those
+        `make binaries` compiled into `compiled`, and PATH. Relocatable binaries carry none.
+        Refused with the first one's line when none is new enough."""
         if os.access(bindir / "pgbench", os.X_OK):
             return str(bindir), {}
+        explicit = os.environ.get("PG_BINDIR")
         packaged = sorted(glob.glob("/usr/lib/postgresql/*/bin/pgbench") + glob.glob("/usr/pgsql-*/bin/pgbench"),
-                          key=lambda p: float(re.findall(r"\d+(?:\.\d+)?", p)[0]))
-        chosen = next((d for d in [os.environ.get("PG_BINDIR"), *map(os.path.dirname, packaged[::-1])]
-                       if d and os.access(os.path.join(d, "pgbench"), os.X_OK)), None)  # PG_BINDIR may be the server's
-        return LocalClient.programs(server_major, chosen, f"or run binaries that carry them ({bindir} has none)",
-                                    (*CLIENT_PROGRAMS, "pg_basebackup"))
+                          key=lambda p: float(re.findall(r"\d+(?:\.\d+)?", p)[0]), reverse=True)
+        candidates: list[str | None] = [os.path.dirname(p) for p in packaged]
+        if os.access(compiled / "bin" / "pgbench", os.X_OK):
+            candidates.append(str(compiled / "bin"))
+        candidates.append(None)  # PATH
+        if explicit and os.access(os.path.join(explicit, "pgbench"), os.X_OK):  # it may name the server's
+            candidates = [explicit]
+        otherwise = (f"or run `make binaries`, which compiles those of {majors.name(majors.MAJORS[-1])} "
+                     f"({bindir} has none)")
+        refused = []
+        for directory in candidates:
+            try:
+                return LocalClient.programs(server_major, directory, otherwise, LOCAL_PROGRAMS)
+            except ReproError as exc:
+                refused.append(exc)
+        raise refused[0]
 
     @staticmethod
     def programs(server_major: float, bindir: str | None, otherwise: str,

@@ -86,7 +86,7 @@ def _keyed(chapter: Chapter, scale: str, major: float, lab_major: float, dsn: st
     where the result goes."""
     if server == "local":
         found = binaries(major)
-        image = found.image(LocalClient.of_binaries(found.bindir, major)[1])
+        image = found.image(found.client_programs()[1])
     else:
         image = client.image if client else images.resolve_image(lab_major)
     target = target_of(dsn, server)
