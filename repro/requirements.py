@@ -106,6 +106,25 @@ def images_only(what: Text) -> Requirement:
     return Requirement(lambda e: not e.external and not e.local, reason, what, of_target=True)
 
 
+def without_binaries(missing: Sequence[str]) -> Text:
+    """Why a local run that went without a server beside it (its major's binaries were not
+    on the machine: local_context.beside) judges nothing that compares with that server."""
+    names = _and(list(missing))
+    return Text(f"ここでは判定できません。{names} のバイナリが要ります (make binaries MAJORS=\"{' '.join(missing)}\")。",
+                f"Not applicable here: needs the binaries of {names} "
+                f"(make binaries MAJORS=\"{' '.join(missing)}\").")
+
+
+def beside(major: str, what: Text) -> Requirement:
+    """A server of `major` run beside the run's own: as `own_server`, and on local clusters
+    only where the machine had that major's binaries (a run without them records the major
+    in "beside_missing")."""
+    def reason(e: Environment) -> Text:
+        return own_server(what).reason(e) if e.external else without_binaries([major])
+    return Requirement(lambda e: not e.external and major not in e.raw.get("beside_missing", []), reason, what,
+                       of_target=True)
+
+
 def majors(first: int | None = None, last: int | None = None, why: Text | None = None
            ) -> Requirement:
     span = Text(f"PostgreSQL {first} 以降", f"PostgreSQL {first} or later") if last is None else \

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .requirements import Environment, Requirement, Scope
+from .requirements import Environment, Requirement, Scope, without_binaries
 from .stats import Estimate, Rounds, estimate, pool, sample
 from .text import Number, Text
 
@@ -301,7 +301,9 @@ class Finding:
     def judge_runs(self, runs: Sequence[tuple[Rounds, Environment]]) -> Verdict:
         """The verdict pooled over runs of one experiment on one major, newest last. A run
         whose environment lacks a requirement is left out; with none left, the finding is not
-        applicable (the newest run's reason)."""
+        applicable (the newest run's reason). So is one that measured nothing where the
+        newest run went without a server beside it (local clusters without its binaries):
+        its checks compare with that server."""
         usable = [(r, e) for r, e in runs if all(q.met(e) for q in self.requires)]
         if not usable:
             env = runs[-1][1]
@@ -317,6 +319,10 @@ class Finding:
             else:
                 status = check.threshold.status(est.low, est.high)
             results.append(CheckResult(check, est, status))
+        missing = usable[-1][1].raw.get("beside_missing")
+        if missing and all(r.estimate.value is None for r in results):
+            return Verdict(self, NOT_APPLICABLE, reason=without_binaries(missing),
+                           lacking=Text(f"{' '.join(missing)} のバイナリ", f"binaries of {' '.join(missing)}"))
         statuses = {r.status for r in results}
         status = (CONTRADICTED if CONTRADICTED in statuses else
                   REPRODUCED if statuses == {REPRODUCED} else INCONCLUSIVE)

@@ -80,6 +80,11 @@ class Binaries:
                             digest[:16], self.version, features)
 
 
+class NoBinaries(ReproError):
+    """This machine has no server programs of a major (a run of it cannot start; a server of
+    it beside another major's run is left out: local_context.beside)."""
+
+
 def binaries(major: float) -> Binaries:
     """This machine's server programs of `major`: PG_BINDIR_<major> (PG_BINDIR_9_6), else
     PG_BINDIR if it holds that major, else Debian's or PGDG's directories, else those `make
@@ -98,7 +103,7 @@ def binaries(major: float) -> Binaries:
             if source == variable:
                 raise ReproError(f"{variable}={path} holds PostgreSQL {version or 'of no known version'}, "
                                  f"not {name}")
-    raise ReproError(f"no PostgreSQL {name} server programs on this machine: install them (Debian: "
+    raise NoBinaries(f"no PostgreSQL {name} server programs on this machine: install them (Debian: "
                      f"postgresql-{name}), set {variable} to their directory, or run `make binaries MAJORS={name}` "
                      f"(zonky's relocatable binaries, fetched by Maven)")
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from contextlib import ExitStack
 
-from .binaries import usable_cpus
+from .. import majors
+from .binaries import NoBinaries, usable_cpus
 from .context import RunContext
 from .local import LocalLab
 
@@ -29,8 +30,15 @@ class LocalRunContext(RunContext):
         """No image runs here: the clusters are this machine's binaries."""
         return False
 
-    def beside(self, stack: ExitStack, major: float) -> LocalLab:
+    def beside(self, stack: ExitStack, major: float) -> LocalLab | None:  # type: ignore[override]
         """Clusters of `major`'s binaries on this machine (PG_BINDIR_<major>, a package's, or
         `make binaries`), driven by the run's own client programs (relocatable binaries
-        carry none), closed with `stack`."""
-        return stack.enter_context(LocalLab(major, client=self.lab.client))
+        carry none), closed with `stack`. None where this machine has none of that major:
+        the run goes on without it and records the major in "beside_missing", and the
+        findings that compare with it are not applicable here (Finding.judge_runs)."""
+        try:
+            return stack.enter_context(LocalLab(major, client=self.lab.client))
+        except NoBinaries as exc:
+            self.step(f"without {majors.name(major)} beside: {exc}")
+            self.record("beside_missing", [*self.raw.get("beside_missing", []), majors.name(major)])
+            return None

@@ -50,8 +50,8 @@ def run(ctx: RunContext) -> None:
             servers = {THIS: server}
         else:
             starts = {THIS: ctx.lab}
-            if ctx.major != REFERENCE_MAJOR:
-                starts[REFERENCE] = ctx.beside(stack, REFERENCE_MAJOR)
+            if ctx.major != REFERENCE_MAJOR and (reference := ctx.beside(stack, REFERENCE_MAJOR)) is not None:
+                starts[REFERENCE] = reference
             ctx.step(f"{len(starts)} servers side by side ({', '.join(starts)}), each with the table in "
                      f"{p['partitions']} hash partitions")
             servers = dict(zip(starts, start_all(ctx, [(lab, ROLES[k], settings) for k, lab in starts.items()],

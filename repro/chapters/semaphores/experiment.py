@@ -89,8 +89,8 @@ def run(ctx: RunContext) -> None:
 
     with ExitStack() as stack:
         starts = {THIS: ctx.lab}
-        if ctx.major != REFERENCE_MAJOR:
-            starts[REFERENCE] = ctx.beside(stack, REFERENCE_MAJOR)
+        if ctx.major != REFERENCE_MAJOR and (reference := ctx.beside(stack, REFERENCE_MAJOR)) is not None:
+            starts[REFERENCE] = reference
         if ctx.with_images:  # the control's builds are images (images/semaphores)
             for kind in CONTROL:
                 starts[kind] = lab_for(stack, CONTROL_MAJOR, f"repro-semaphores:{kind}")

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ...requirements import Requirement, images_only, majors, max_cpus, own_server
+from ...requirements import Requirement, beside, images_only, majors, max_cpus, own_server
 from ...stats import Rounds
 from ...text import Text
 from ...verdict import REPORT, SANITY, Above, Below, Between, Check, Measure
@@ -41,7 +41,7 @@ NEARLY_ALL = 95.0  # % of futex failures that are EAGAIN
 RARER = 0.25  # semop's failure rate (an interrupted sleep, EINTR) over futex's, below this
 GROWS = 1.5  # WALWrite share of sampled backends, most clients over fewest
 
-BESIDE = own_server(Text("同じマシンで並べて動かす 9.6 のサーバー", "a 9.6 server run beside it"))
+BESIDE = beside("9.6", Text("同じマシンで並べて動かす 9.6 のサーバー", "a 9.6 server run beside it"))
 TRACED = own_server(Text("サーバーのマシンでの strace と ipcs", "strace and ipcs on the server's machine"))
 CONTROL_BUILDS = images_only(Text("並べて動かす 15 のソースからの 2 つのビルド", "the two builds of 15's source run beside it"))
 SMALL_MACHINE = max_cpus(2)  # the claims on 2 CPUs: on 32 cores F3 says otherwise
