@@ -106,23 +106,15 @@ def images_only(what: Text) -> Requirement:
     return Requirement(lambda e: not e.external and not e.local, reason, what, of_target=True)
 
 
-def without_binaries(missing: Sequence[str]) -> Text:
-    """Why a local run that went without a server beside it (its major's binaries were not
-    on the machine: local_context.beside) judges nothing that compares with that server."""
-    names = _and(list(missing))
-    return Text(f"ここでは判定できません。{names} のバイナリが要ります (make binaries MAJORS=\"{' '.join(missing)}\")。",
-                f"Not applicable here: needs the binaries of {names} "
-                f"(make binaries MAJORS=\"{' '.join(missing)}\").")
-
-
-def beside(major: str, what: Text) -> Requirement:
-    """A server of `major` run beside the run's own: as `own_server`, and on local clusters
-    only where the machine had that major's binaries (a run without them records the major
-    in "beside_missing")."""
-    def reason(e: Environment) -> Text:
-        return own_server(what).reason(e) if e.external else without_binaries([major])
-    return Requirement(lambda e: not e.external and major not in e.raw.get("beside_missing", []), reason, what,
-                       of_target=True)
+def binaries_beside(major: str) -> Requirement:
+    """The server of `major` beside the run's own, which a local run goes without where the
+    machine has no binaries of that major (local_context.beside records it in
+    "beside_missing"). Not a finding's declared requirement: what a finding compares with
+    (Finding.beside), which every other run has."""
+    return Requirement(lambda e: major not in e.raw.get("beside_missing", []),
+                       lambda e: Text(f"ここでは判定できません。{major} のバイナリが要ります (make binaries MAJORS={major})。",
+                                      f"Not applicable here: needs the binaries of {major} (make binaries MAJORS={major})."),
+                       Text(f"{major} のバイナリ", f"binaries of {major}"))
 
 
 def majors(first: int | None = None, last: int | None = None, why: Text | None = None

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .requirements import Environment, Requirement, Scope, without_binaries
+from .requirements import Environment, Requirement, Scope, binaries_beside
 from .stats import Estimate, Rounds, estimate, pool, sample
 from .text import Number, Text
 
@@ -275,6 +275,9 @@ class Finding:
     declared_kind: str | None = None  # KINDS; by default: mechanism if every check is exact,
     # else a claim of the original if it carries the original's number, else the report's
     over: Scope | None = None  # a claim over several kinds: judged on all of them
+    # the major of the server beside the run's own that its checks compare with: a local run
+    # that went without it (no binaries of that major) is left out (judge_runs)
+    beside: str | None = None
 
     @property
     def condition(self) -> Text:
@@ -301,13 +304,13 @@ class Finding:
     def judge_runs(self, runs: Sequence[tuple[Rounds, Environment]]) -> Verdict:
         """The verdict pooled over runs of one experiment on one major, newest last. A run
         whose environment lacks a requirement is left out; with none left, the finding is not
-        applicable (the newest run's reason). So is one that measured nothing where the
-        newest run went without a server beside it (local clusters without its binaries):
-        its checks compare with that server."""
-        usable = [(r, e) for r, e in runs if all(q.met(e) for q in self.requires)]
+        applicable (the newest run's reason). So is a run on local clusters that went without
+        the server beside it that the checks compare with (`beside`): it never measured them."""
+        requires = [*([binaries_beside(self.beside)] if self.beside else []), *self.requires]
+        usable = [(r, e) for r, e in runs if all(q.met(e) for q in requires)]
         if not usable:
             env = runs[-1][1]
-            requirement = next(q for q in self.requires if not q.met(env))
+            requirement = next(q for q in requires if not q.met(env))
             return Verdict(self, NOT_APPLICABLE, reason=requirement.reason(env), lacking=requirement.label,
                            other_majors=requirement.of_major, of_target=requirement.of_target and env.external)
         rounds = [r for r, _ in usable]
@@ -319,10 +322,6 @@ class Finding:
             else:
                 status = check.threshold.status(est.low, est.high)
             results.append(CheckResult(check, est, status))
-        missing = usable[-1][1].raw.get("beside_missing")
-        if missing and all(r.estimate.value is None for r in results):
-            return Verdict(self, NOT_APPLICABLE, reason=without_binaries(missing),
-                           lacking=Text(f"{' '.join(missing)} のバイナリ", f"binaries of {' '.join(missing)}"))
         statuses = {r.status for r in results}
         status = (CONTRADICTED if CONTRADICTED in statuses else
                   REPRODUCED if statuses == {REPRODUCED} else INCONCLUSIVE)

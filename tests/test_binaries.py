@@ -11,17 +11,21 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
 
 from existing_server import binaries as debian_binaries
-from repro import majors
+from repro import majors, registry
 from repro.errors import ReproError
 from repro.lab import binaries as module
 from repro.lab import local_cleanup
-from repro.lab.binaries import as_owner, binaries
+from repro.lab import runner
+from repro.lab.binaries import NoBinaries, as_owner, binaries
+from repro.lab.harness.progress import Progress
 from repro.lab.local import LocalLab
+from repro.lab.local_context import LocalRunContext
 from repro.lab.local_client import LOCAL_PROGRAMS, LocalClient
 from repro.results import ROOT
 
@@ -242,3 +246,29 @@ def test_client_programs_it_cannot_compile_are_one_line_and_leave_nothing(tmp_pa
                           cwd=ROOT, capture_output=True, text=True, env={**os.environ, "TMPDIR": str(scratch)})
     assert made.returncode == code and words in made.stderr and len(made.stderr.splitlines()) == 1, made.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["tmp"] and not any(scratch.iterdir())
+
+
+@pytest.mark.skipif(any(Path(d).exists() for d in ("/usr/lib/postgresql/11", "/usr/pgsql-11")),
+                    reason="a package's 11 is installed here")
+def test_a_server_beside_a_local_run_without_its_binaries_is_left_out_and_said(
+        every_major: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """partitions' 11 beside a local run of Debian's major, with no binaries of 11: the run's
+    context gives no lab, says why, and records the major, so the findings that compare
+    with it are left out (Finding.beside) and a stored run of it runs again once the
+    binaries are there (runner._beside_found). A PG_BINDIR_11 with no postgres is a wrong
+    setting, one line, not a missing server."""
+    monkeypatch.setattr(module, "CACHE", tmp_path / "none")
+    for variable in ("PG_BINDIR", "PG_BINDIR_11"):
+        monkeypatch.delenv(variable, raising=False)
+    said: list[str] = []
+    with LocalLab(float(debian_binaries().parent.name)) as lab, ExitStack() as stack:  # type: ignore[union-attr]
+        ctx = LocalRunContext(registry.get("partitions"), {}, lab, Progress("partitions", out=said.append))
+        assert ctx.beside(stack, 11) is None and ctx.raw["beside_missing"] == ["11"]
+        assert any("without 11 beside: no PostgreSQL 11 server programs" in line for line in said), said
+        assert not runner._beside_found({"raw": ctx.raw})
+        monkeypatch.setenv("PG_BINDIR_11", str(tmp_path))
+        with pytest.raises(ReproError) as caught:
+            ctx.beside(stack, 11)
+        assert not isinstance(caught.value, NoBinaries) and str(caught.value) == f"PG_BINDIR_11={tmp_path} has no postgres to run"
+        monkeypatch.setenv("PG_BINDIR_11", str(every_major / "11" / "bin"))
+        assert runner._beside_found({"raw": ctx.raw})

@@ -195,14 +195,16 @@ def test_f9_fails_when_one_semaphore_api_is_much_slower() -> None:
 
 def test_a_local_run_without_9_6_beside_leaves_out_what_compares_with_it() -> None:
     """On local clusters with no binaries of 9.6 the run goes on without it (local_context.beside
-    records "beside_missing"): every finding that needs 9.6 beside is not applicable and names
-    the binaries it needs, not judged on a server that never ran."""
+    records "beside_missing"): every finding that compares with 9.6 is not applicable and names
+    the binaries it needs, not judged on a server that never ran; one of the major under test
+    alone (F8) is judged as ever."""
     raw = {"rounds": {}, "engine_cpus": 2, "beside_missing": ["9.6"],
            "semaphore_calls": {THIS: _traced(0, 500, {"futex EAGAIN": 9})},
            "semaphore_sets": {THIS: {"sets": 0, "semaphores": 0}}}
     env = Environment(17, 2, frozenset({"procps", "strace"}), raw, local=True)
     needing = [f for f in FINDINGS if any(q.label.en == "a 9.6 server run beside it" for q in f.requires)]
-    assert needing
+    assert needing and all(f.beside == REFERENCE for f in needing)
     for finding in needing:
         verdict = finding.judge(Rounds(raw), env)
         assert verdict.status == NOT_APPLICABLE and "needs the binaries of 9.6" in verdict.reason.en, finding.id
+    assert FINDING["F8"].judge(Rounds(raw), env).status != NOT_APPLICABLE

@@ -96,6 +96,8 @@ def binaries(major: float) -> Binaries:
                   (f"/usr/pgsql-{name}/bin", "PGDG's package"),
                   (str(CACHE / name / "bin"), "make binaries (zonky's relocatable binaries)")]
     for path, source in candidates:
+        if path and source == variable and not os.access(os.path.join(path, "postgres"), os.X_OK):
+            raise ReproError(f"{variable}={path} has no postgres to run")  # not "none here": a wrong setting
         if path and os.access(os.path.join(path, "postgres"), os.X_OK):
             version = _version(Path(path))
             if version is not None and _major_of(version) == major:

@@ -29,7 +29,7 @@ from .servers import Lab
 from .existing import ExistingLab, host as client_host
 from .local_client import LocalClient, client_for
 from . import local as local_clusters
-from .binaries import binaries, host as this_host, usable_cpus
+from .binaries import NoBinaries, binaries, host as this_host, usable_cpus
 
 
 # What runs on local clusters (#71): every chapter of the project; a new one joins once it does
@@ -92,6 +92,18 @@ def _keyed(chapter: Chapter, scale: str, major: float, lab_major: float, dsn: st
     target = target_of(dsn, server)
     key = results.cache_key(chapter.experiment_hash(scale, target, params), scale, image.key, target)
     return image, key, results.path_for(chapter.name, major, scale, key["target"])
+
+
+def _beside_found(previous: dict[str, Any] | None) -> bool:
+    """Whether a stored local run went without a server beside it whose binaries this machine
+    has now (`make binaries MAJORS=11` since): it runs again, and judges what it could not."""
+    for name in ((previous or {}).get("raw") or {}).get("beside_missing", []):
+        try:
+            binaries(majors.parse(name))
+            return True
+        except NoBinaries:
+            pass
+    return False
 
 
 def is_cached(chapter: Chapter, scale: str, major: float) -> bool:
@@ -161,7 +173,8 @@ def run(chapter: Chapter, scale: str = "default", major: float = majors.DEFAULT_
                               params if one_round else None)
     previous = stored(path, chapter, out)
     declared = (previous or {}).get("provenance", {}).get("server_cpus_declared")
-    if not force and results.is_fresh(previous, key) and (not dsn or declared == server_cpus):
+    if not force and results.is_fresh(previous, key) and (not dsn or declared == server_cpus) \
+            and not _beside_found(previous):
         return previous, True  # type: ignore[return-value]
 
     started = datetime.now(timezone.utc)

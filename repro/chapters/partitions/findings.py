@@ -13,6 +13,7 @@ from ...text import Text
 from ...verdict import Above, Below, Change, Check, Measure
 from ...wording import Wording
 from .analysis import locked, speedup
+from .conditions import REFERENCE
 
 PARTITIONS = 256  # the original's, at every scale
 
@@ -32,5 +33,5 @@ WORDS = Wording.beside(__file__)
 FINDINGS = [
     WORDS.finding("F1", [Check(LOCKED, Above(PARTITIONS - 1))], changed_in=LOCK_ON_ROUTING),
     WORDS.finding("F2", [Check(LOCKED, Below(2)), Check(LOCKED, Above(0))], requires=[FROM_12]),
-    WORDS.finding("F3", [Check(SPEEDUP, Above(1.0))], requires=[FROM_12]),
+    WORDS.finding("F3", [Check(SPEEDUP, Above(1.0))], requires=[FROM_12], beside=REFERENCE),
 ]

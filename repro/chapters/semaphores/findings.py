@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ...requirements import Requirement, beside, images_only, majors, max_cpus, own_server
+from ...requirements import Requirement, images_only, majors, max_cpus, own_server
 from ...stats import Rounds
 from ...text import Text
 from ...verdict import REPORT, SANITY, Above, Below, Between, Check, Measure
@@ -41,7 +41,7 @@ NEARLY_ALL = 95.0  # % of futex failures that are EAGAIN
 RARER = 0.25  # semop's failure rate (an interrupted sleep, EINTR) over futex's, below this
 GROWS = 1.5  # WALWrite share of sampled backends, most clients over fewest
 
-BESIDE = beside("9.6", Text("同じマシンで並べて動かす 9.6 のサーバー", "a 9.6 server run beside it"))
+BESIDE = own_server(Text("同じマシンで並べて動かす 9.6 のサーバー", "a 9.6 server run beside it"))
 TRACED = own_server(Text("サーバーのマシンでの strace と ipcs", "strace and ipcs on the server's machine"))
 CONTROL_BUILDS = images_only(Text("並べて動かす 15 のソースからの 2 つのビルド", "the two builds of 15's source run beside it"))
 SMALL_MACHINE = max_cpus(2)  # the claims on 2 CPUs: on 32 cores F3 says otherwise
@@ -183,25 +183,25 @@ FINDINGS = [
     WORDS.finding("F1",
                   [Check(_read_grows(s), Above(SCALES_TO)) for s in (THIS, REFERENCE)]
                   + [Check(_read_levels(s), Between(*FLAT)) for s in (THIS, REFERENCE)],
-                  requires=[AGAINST_9_6, BESIDE, KNEE_MEASURED]),
+                  requires=[AGAINST_9_6, BESIDE, KNEE_MEASURED], beside=REFERENCE),
     WORDS.finding("F2",
                   [Check(_versus(READ, p), Between(*CLOSE)) for p in POINTS],
-                  requires=[AGAINST_9_6, BESIDE]),
+                  requires=[AGAINST_9_6, BESIDE], beside=REFERENCE),
     WORDS.finding("F3",
                   [Check(_versus(UPDATE, "most"), Below(SLOWER))],
-                  requires=[AGAINST_9_6, BESIDE, ORIGINAL_CURVE],
+                  requires=[AGAINST_9_6, BESIDE, ORIGINAL_CURVE], beside=REFERENCE,
                   # not expected on 2 CPUs: the original's effect needs dozens of running backends
                   expected=False),
     WORDS.finding("F4",
                   [Check(_versus(UPDATE, p), Between(*CLOSE)) for p in POINTS],
-                  requires=[AGAINST_9_6, BESIDE, SMALL_MACHINE],
+                  requires=[AGAINST_9_6, BESIDE, SMALL_MACHINE], beside=REFERENCE,
                   declared_kind=REPORT),
     WORDS.finding("F5",
                   _api(REFERENCE, sysv=True) + _api(THIS, sysv=False),
-                  requires=[AGAINST_9_6, BESIDE, TRACED]),
+                  requires=[AGAINST_9_6, BESIDE, TRACED], beside=REFERENCE),
     WORDS.finding("F6",
                   [Check(FUTEX_FAILED, Above(0)), Check(EAGAIN, Above(NEARLY_ALL)), Check(SEMOP_FAILED, Below(RARER))],
-                  requires=[AGAINST_9_6, BESIDE, TRACED]),
+                  requires=[AGAINST_9_6, BESIDE, TRACED], beside=REFERENCE),
     WORDS.finding("F7",
                   [Check(_flush_share(s), Above(MOST)) for s in (THIS, SYSV, POSIX)],
                   requires=[TRACED, CONTROL_BUILDS]),
